@@ -40,7 +40,7 @@ BIN    := $(OBJDIR)/pipelined_gemm
 CHECK_TARGETS :=
 
 .PHONY: all tangle build run check clean help setup deps
-all: deps tangle build
+all: deps tangle build site ## tangle, build the program and weave the page (the default)
 
 include $(sort $(wildcard mk/*.mk))
 
@@ -119,6 +119,8 @@ run: build ## check and time both kernels on the GPU (RUN_ARGS="--sizes 512,4096
 	$(BIN) $(RUN_ARGS)
 
 # ---- tests ------------------------------------------------------------------
+CHECK_TARGETS += site-check
+
 check: deps $(CHECK_TARGETS) ## run every test that needs no GPU
 	@echo "make check: all test groups passed ($(CHECK_TARGETS))"
 
