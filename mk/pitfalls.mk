@@ -6,6 +6,7 @@ PITFALL_RUNNABLE := wrong-stage barrier-for-wait unmatched-commit
 PITFALL_BINS := $(PITFALL_RUNNABLE:%=$(OBJDIR)/pitfalls/%)
 
 $(OBJDIR)/pitfalls/%.o: build/pitfalls/%.cu build/clean/kernels.h | build/kernels.h
+	@tools/need $(NVCC) nvcc cuda
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -arch=$(ARCH) -DSTAGES=$(STAGES) -Ibuild -c $< -o $@.tmp.o
 	@mv -f $@.tmp.o $@
