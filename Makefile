@@ -3,7 +3,8 @@
 # targets. Everything under build/ (and site/index.html) is generated.
 
 # ---- variables a user may override -----------------------------------------
-NVCC      ?= nvcc
+# nvcc from PATH, else from the toolkit's usual home.
+NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc),nvcc)
 ARCH      ?= sm_80
 STAGES    ?= 2
 NVCCFLAGS ?= -O3 -std=c++17 -lineinfo
@@ -14,7 +15,7 @@ NOTANGLE  ?= notangle
 NOROOTS   ?= noroots
 PYTHON    ?= python3
 
-export NOTANGLE NOROOTS
+export NOTANGLE NOROOTS NVCC
 
 SHELL := /bin/sh
 .DELETE_ON_ERROR:
@@ -47,7 +48,7 @@ include $(sort $(wildcard mk/*.mk))
 help: ## list the targets a user types
 	@echo "Day 74: async copies and pipelines. Targets:"
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | \
-	  sed -E 's/^([a-zA-Z0-9_-]+):.*## (.*)/  make \1\t\2/' | expand -t 24
+	  sed -E 's/^([a-zA-Z0-9_-]+):.*## (.*)/  make \1\t\2/' | expand -t 26
 	@echo "Variables: NVCC=$(NVCC) ARCH=$(ARCH) STAGES=$(STAGES) CC=$(CC)"
 	@echo "  NVCCFLAGS=$(NVCCFLAGS) CFLAGS=$(CFLAGS) RUN_ARGS=$(RUN_ARGS)"
 
@@ -76,6 +77,7 @@ $(CLEAN): build/clean/%: $(NW) tools/tangle | build/.roots-ok
 	@tools/tangle $(NW) $* $@
 
 build/pitfalls/%.cu: $(NW) tools/tangle | build/.roots-ok
+	@tools/need $(NOTANGLE) noweb
 	@tools/tangle -L $(NW) pitfalls/$*.cu $@
 
 # The sha256 of the clean program sources: it changes when code changes and
@@ -84,7 +86,7 @@ build/source_hash.h: $(CLEAN)
 	@set -e; h=$$(cat $(CLEAN) | sha256sum | cut -d' ' -f1); \
 	 printf '#define DAY74_SOURCE_HASH "%s"\n' "$$h" > $@.tmp; \
 	 if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
-	@cut -d'"' -f2 $@ > build/source.sha256
+	@cut -d'"' -f2 $@ > build/source.sha256.tmp && mv -f build/source.sha256.tmp build/source.sha256
 
 # ---- build ------------------------------------------------------------------
 build: $(BIN) ## build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)

@@ -66,7 +66,7 @@ site-check: site | site-tools ## test the page: chunk round trip, browser, tidy,
 	CHROMIUM=$(CHROMIUM) CHROMEDRIVER=$(CHROMEDRIVER) \
 	  $(SITE_PYTHON) tests/weave/run.py --page site/index.html --nw $(SITE_NW)
 
-site-clean:
+site-clean: ## remove the generated page, its downloads and build/site
 	rm -f site/index.html
 	rm -rf build/site
 	rm -rf site/downloads

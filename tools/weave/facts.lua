@@ -70,6 +70,16 @@ local function value_inlines(v)
   return { pandoc.Str(s) }
 end
 
+-- Attributes as a list of pairs in sorted order: a Lua table's pairs() order
+-- differs from run to run, and the page must be byte-for-byte reproducible.
+local function sorted_attrs(t)
+  local keys, out = {}, {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do out[#out + 1] = { k, t[k] } end
+  return out
+end
+
 local function fact(span)
   -- Replace one .fact span by its value, or fail on an unknown name.
   if not span.classes:includes("fact") then return nil end
@@ -89,7 +99,7 @@ local function fact(span)
     warn("fact '" .. name .. "' has no value: renders 'not yet measured'")
     return pandoc.Span({ pandoc.Str("not"), pandoc.Space(), pandoc.Str("yet"),
                          pandoc.Space(), pandoc.Str("measured") },
-                       pandoc.Attr("", { "fact", "fact-missing" }, attrs))
+                       pandoc.Attr("", { "fact", "fact-missing" }, sorted_attrs(attrs)))
   end
   local from = str(v.from)
   if from and from ~= "" then attrs.title = "from " .. from end
@@ -104,7 +114,7 @@ local function fact(span)
     table.insert(content, pandoc.Span({ pandoc.Str("(stale)") },
                                pandoc.Attr("", { "stale-mark" })))
   end
-  return pandoc.Span(content, pandoc.Attr("", classes, attrs))
+  return pandoc.Span(content, pandoc.Attr("", classes, sorted_attrs(attrs)))
 end
 
 local function block_fact(para)
@@ -129,7 +139,7 @@ local function block_fact(para)
     table.insert(blocks, pandoc.Para({ pandoc.Span({ pandoc.Str("(stale)") },
                                             pandoc.Attr("", { "stale-mark" })) }))
   end
-  return pandoc.Div(blocks, pandoc.Attr("", classes, attrs))
+  return pandoc.Div(blocks, pandoc.Attr("", classes, sorted_attrs(attrs)))
 end
 
 return {

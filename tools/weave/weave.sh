@@ -25,13 +25,29 @@ if ! grep -q '^@ %def ' "$src"; then
   defs="-autodefs c"
   echo "weave.sh: note: $src has no '@ %def' lines; indexing identifiers with noweave -autodefs c" >&2
 fi
+# A failed or interrupted run leaves neither temporary file behind.
+trap 'rm -f "$md.tmp" "$out.tmp"' EXIT
+trap 'exit 130' INT TERM HUP
 # -t keeps tabs as tabs, -index runs finduses and noidx, -n drops the wrapper.
 "$NOWEAVE" -n -t $defs -index -backend "$here/nw2md" "$src" > "$md.tmp"
-"$PANDOC" "$md.tmp" -f markdown -t html5 --standalone \
+err=$(mktemp "${TMPDIR:-/tmp}/weave-err.XXXXXX")
+trap 'rm -f "$md.tmp" "$out.tmp" "$err"' EXIT
+if ! "$PANDOC" "$md.tmp" -f markdown -t html5 --standalone \
   --preserve-tabs --template "$site/template.html" --css style.css --self-contained \
   --resource-path="$site:$(dirname "$src")${SITE_EXTRA_RESOURCES:+:$SITE_EXTRA_RESOURCES}" \
   --metadata-file "$facts" \
   --lua-filter "$here/facts.lua" --lua-filter "$here/divs.lua" --mathml \
-  --toc --toc-depth=2 -o "$out.tmp"
+  --toc --toc-depth=2 -o "$out.tmp" 2>"$err"; then
+  # Name the source line of an unknown fact placeholder, without Lua's traceback.
+  name=$(sed -n "s/.*unknown fact name '\([^']*\)'.*/\1/p" "$err" | head -n 1)
+  if [ -n "$name" ]; then
+    echo "weave.sh: unknown fact name '$name' (not in tools/facts/schema.tsv):" >&2
+    grep -nF "[$name]{.fact}" "$src" | sed "s|^\([0-9]*\):.*|  $src:\1|" >&2
+  else
+    cat "$err" >&2
+  fi
+  exit 1
+fi
+grep -v '^$' "$err" >&2 || true
 mv "$md.tmp" "$md"
 mv "$out.tmp" "$out"
