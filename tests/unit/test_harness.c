@@ -569,6 +569,7 @@ static const day74_run_info sample_info = {
     .cc_minor = 6,
     .driver_version = 12040,
     .runtime_version = 13000,
+    .driver_release = "580.159.04",
     .build_arch = "sm_80",
     .stages = 3,
     .source_hash = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
@@ -616,6 +617,7 @@ static void test_csv_preamble_and_header(void **state)
     const char *want[][2] = {
         {"gpu", "NVIDIA Test GPU"},
         {"compute_capability", "8.6"},
+        {"driver", "580.159.04"},
         {"driver_api_version", "12040"},
         {"runtime_version", "13000"},
         {"build_arch", "sm_80"},
@@ -883,6 +885,60 @@ static void test_fill_random_seeds_differ(void **state)
     assert_true(same < 8);
 }
 
+/* ---- the driver release ---------------------------------------------------- */
+
+/* Writes text to a fresh temporary file and returns its path (static buffer). */
+static const char *temp_file_with(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof path, "/tmp/day74-driver-XXXXXX");
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+/* The release is taken from the "Kernel Module" line of the version file. */
+static void test_driver_release_parsed(void **state)
+{
+    (void)state;
+    char out[32];
+    const char *path = temp_file_with(
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Sun Oct  5 2025\n"
+        "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n");
+    assert_int_equal(day74_read_driver_release(path, out, sizeof out), 0);
+    assert_string_equal(out, "580.159.04");
+    remove(path);
+}
+
+/* A missing file, or one without the line, gives -1 and "unknown". */
+static void test_driver_release_missing(void **state)
+{
+    (void)state;
+    char out[32] = "stale";
+    assert_int_equal(day74_read_driver_release("/nonexistent/nvidia/version", out, sizeof out), -1);
+    assert_string_equal(out, "unknown");
+    const char *path = temp_file_with("GCC version: 12\n");
+    strcpy(out, "stale");
+    assert_int_equal(day74_read_driver_release(path, out, sizeof out), -1);
+    assert_string_equal(out, "unknown");
+    remove(path);
+}
+
+/* A short output buffer truncates, never overflows. */
+static void test_driver_release_short_buffer(void **state)
+{
+    (void)state;
+    char out[5];
+    const char *path = temp_file_with("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04\n");
+    assert_int_equal(day74_read_driver_release(path, out, sizeof out), 0);
+    assert_string_equal(out, "580.");
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -933,6 +989,9 @@ int main(void)
         cmocka_unit_test(test_fill_random_range),
         cmocka_unit_test(test_fill_random_known_value),
         cmocka_unit_test(test_fill_random_seeds_differ),
+        cmocka_unit_test(test_driver_release_parsed),
+        cmocka_unit_test(test_driver_release_missing),
+        cmocka_unit_test(test_driver_release_short_buffer),
     };
     return cmocka_run_group_tests_name("harness", tests, NULL, NULL) != 0;
 }
