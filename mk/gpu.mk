@@ -5,5 +5,5 @@ exercise: deps tangle ## GPU: build STAGES=2,3,4 and run each at N=2048, the exe
 	@$(PYTHON) tools/exercise --arch $(ARCH)
 
 evidence-gpu: deps tangle ## GPU: re-measure everything the page shows, into evidence/
-	@tools/gpu/evidence-gpu evidence
-	@$(PYTHON) tools/gpu/gpu-facts evidence
+	@tools/gpu/evidence-gpu evidence; rc=$$?; \
+	 $(PYTHON) tools/gpu/gpu-facts evidence && exit $$rc
