@@ -463,86 +463,51 @@ static void test_options_accepted(void **state)
     assert_true(opt.seed == 0);
 }
 
-/* Bad --sizes values are rejected through day74_parse_sizes' messages. */
-static void test_options_reject_sizes(void **state)
-{
-    (void)state;
-    const char *a1[] = {"--sizes", "100", NULL};
-    expect_options_rejected(a1, "100");
-    const char *a2[] = {"--sizes", "", NULL};
-    expect_options_rejected(a2, "empty");
-    const char *a3[] = {"--sizes", "512,", NULL};
-    expect_options_rejected(a3, "item 2");
-}
+/* One rejected command line: its words after the program name, and a word the
+   error message must contain. */
+typedef struct {
+    const char *args[4];
+    const char *mention;
+} rejected_case;
 
-/* Unknown options and options missing their value are rejected, naming them. */
-static void test_options_reject_unknown_and_missing(void **state)
+/* Every command line below is rejected (-1) with a non-empty message that
+   names the offending word. */
+static void test_options_rejected(void **state)
 {
     (void)state;
-    const char *a1[] = {"--frobnicate", NULL};
-    expect_options_rejected(a1, "--frobnicate");
-    const char *a2[] = {"512", NULL};
-    expect_options_rejected(a2, "512");
-    const char *a3[] = {"--check-only", "--sizes", NULL};
-    expect_options_rejected(a3, "--sizes");
-    const char *a4[] = {"--reps", NULL};
-    expect_options_rejected(a4, "--reps");
-    const char *a5[] = {"--seed", NULL};
-    expect_options_rejected(a5, "--seed");
-    const char *a6[] = {"--csv", NULL};
-    expect_options_rejected(a6, "--csv");
-    const char *a7[] = {"--timeout", NULL};
-    expect_options_rejected(a7, "--timeout");
-}
-
-/* --reps outside [DAY74_MIN_REPS, DAY74_MAX_REPS] or not a number is rejected. */
-static void test_options_reject_reps(void **state)
-{
-    (void)state;
-    const char *a1[] = {"--reps", "19", NULL};
-    expect_options_rejected(a1, "19");
-    const char *a2[] = {"--reps", "10001", NULL};
-    expect_options_rejected(a2, "10001");
-    const char *a3[] = {"--reps", "0", NULL};
-    expect_options_rejected(a3, "--reps");
-    const char *a4[] = {"--reps", "-20", NULL};
-    expect_options_rejected(a4, "-20");
-    const char *a5[] = {"--reps", "twenty", NULL};
-    expect_options_rejected(a5, "twenty");
-}
-
-/* --timeout 0, above 3600 or junk is rejected. */
-static void test_options_reject_timeout(void **state)
-{
-    (void)state;
-    const char *a1[] = {"--timeout", "0", NULL};
-    expect_options_rejected(a1, "--timeout");
-    const char *a2[] = {"--timeout", "3601", NULL};
-    expect_options_rejected(a2, "3601");
-    const char *a3[] = {"--timeout", "1.5", NULL};
-    expect_options_rejected(a3, "1.5");
-}
-
-/* --seed junk, negative, empty or above UINT64_MAX is rejected. */
-static void test_options_reject_seed(void **state)
-{
-    (void)state;
-    const char *a1[] = {"--seed", "junk", NULL};
-    expect_options_rejected(a1, "junk");
-    const char *a2[] = {"--seed", "-1", NULL};
-    expect_options_rejected(a2, "-1");
-    const char *a3[] = {"--seed", "", NULL};
-    expect_options_rejected(a3, "--seed");
-    const char *a4[] = {"--seed", "18446744073709551616", NULL};
-    expect_options_rejected(a4, "18446744073709551616");
-}
-
-/* --csv with an empty file name is rejected. */
-static void test_options_reject_empty_csv(void **state)
-{
-    (void)state;
-    const char *a1[] = {"--csv", "", NULL};
-    expect_options_rejected(a1, "--csv");
+    static const rejected_case cases[] = {
+    /* Bad --sizes values are rejected through day74_parse_sizes' messages. */
+        {{"--sizes", "100", NULL}, "100"},
+        {{"--sizes", "", NULL}, "empty"},
+        {{"--sizes", "512,", NULL}, "item 2"},
+    /* Unknown options and options missing their value are rejected, naming them. */
+        {{"--frobnicate", NULL}, "--frobnicate"},
+        {{"512", NULL}, "512"},
+        {{"--check-only", "--sizes", NULL}, "--sizes"},
+        {{"--reps", NULL}, "--reps"},
+        {{"--seed", NULL}, "--seed"},
+        {{"--csv", NULL}, "--csv"},
+        {{"--timeout", NULL}, "--timeout"},
+    /* --reps outside [DAY74_MIN_REPS, DAY74_MAX_REPS] or not a number is rejected. */
+        {{"--reps", "19", NULL}, "19"},
+        {{"--reps", "10001", NULL}, "10001"},
+        {{"--reps", "0", NULL}, "--reps"},
+        {{"--reps", "-20", NULL}, "-20"},
+        {{"--reps", "twenty", NULL}, "twenty"},
+    /* --timeout 0, above 3600 or junk is rejected. */
+        {{"--timeout", "0", NULL}, "--timeout"},
+        {{"--timeout", "3601", NULL}, "3601"},
+        {{"--timeout", "1.5", NULL}, "1.5"},
+    /* --seed junk, negative, empty or above UINT64_MAX is rejected. */
+        {{"--seed", "junk", NULL}, "junk"},
+        {{"--seed", "-1", NULL}, "-1"},
+        {{"--seed", "", NULL}, "--seed"},
+        {{"--seed", "18446744073709551616", NULL}, "18446744073709551616"},
+    /* --csv with an empty file name is rejected. */
+        {{"--csv", "", NULL}, "--csv"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i)
+        expect_options_rejected(cases[i].args, cases[i].mention);
 }
 
 /* The usage text names every option and the exit codes. */
@@ -564,6 +529,9 @@ static void test_usage_mentions_options(void **state)
 /* ---- the CSV writer ------------------------------------------------------ */
 
 static const day74_run_info sample_info = {
+    .host = "test-host",
+    .command = "pipelined_gemm --sizes 1024",
+    .toolkit_version = 13000,
     .gpu = "NVIDIA Test GPU",
     .cc_major = 8,
     .cc_minor = 6,
@@ -617,6 +585,9 @@ static void test_csv_preamble_and_header(void **state)
     const char *want[][2] = {
         {"gpu", "NVIDIA Test GPU"},
         {"compute_capability", "8.6"},
+        {"host", "test-host"},
+        {"command", "pipelined_gemm --sizes 1024"},
+        {"toolkit", "CUDA 13.0"},
         {"driver", "580.159.04"},
         {"driver_api_version", "12040"},
         {"runtime_version", "13000"},
@@ -968,12 +939,7 @@ int main(void)
         cmocka_unit_test(test_sizes_error_buffer_bounds),
         cmocka_unit_test(test_options_defaults),
         cmocka_unit_test(test_options_accepted),
-        cmocka_unit_test(test_options_reject_sizes),
-        cmocka_unit_test(test_options_reject_unknown_and_missing),
-        cmocka_unit_test(test_options_reject_reps),
-        cmocka_unit_test(test_options_reject_timeout),
-        cmocka_unit_test(test_options_reject_seed),
-        cmocka_unit_test(test_options_reject_empty_csv),
+        cmocka_unit_test(test_options_rejected),
         cmocka_unit_test(test_usage_mentions_options),
         cmocka_unit_test(test_csv_preamble_and_header),
         cmocka_unit_test(test_csv_row_round_trip),
