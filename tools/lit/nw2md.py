@@ -1,7 +1,7 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """nw2md: a noweave back end that writes Pandoc Markdown.
 
-Use:  noweave -n -t -index -backend tools/weave/nw2md day74.nw > day74.md
+Use:  noweave -n -t -index -backend tools/lit/nw2md.py day74.nw > day74.md
 
 It reads noweb's pipeline (the "hacker's guide" format: @begin docs/code,
 @text, @nl, @defn, @use, @quote, @xref ..., @index ...) on standard input.
@@ -14,12 +14,15 @@ noweb computed (continuations, uses, identifiers defined and used).  The code
 text inside <pre> is exactly the chunk text, HTML-escaped.  At the end come a
 list of chunks and the identifier index.
 
-Python 3 standard library only.
+Python 3 with Pygments (Debian python3-pygments) for the highlighting.
 """
 
 import html
 import re
 import sys
+
+from pygments.lexers import CLexer, CppLexer, CudaLexer
+from pygments.token import STANDARD_TYPES
 
 USAGE = "usage: nw2md [-noindex] [-delay] [-shortxref|-longxref] < pipeline"
 
@@ -237,88 +240,33 @@ def name_html(name):
 
 
 # --------------------------------------------------------------------------
-# A small C / C++ / CUDA highlighter
+# Highlighting: Pygments, with its short CSS classes (k, kt, nf, c1, cp, mi...)
 # --------------------------------------------------------------------------
 
-C_KEYWORDS = set("""auto break case const continue default do else enum extern
-for goto if inline register restrict return sizeof static struct switch
-typedef union volatile while _Static_assert static_assert _Alignas alignas
-alignof _Alignof true false NULL""".split())
-CPP_KEYWORDS = C_KEYWORDS | set("""class namespace template typename using
-constexpr nullptr new delete operator public private protected this virtual
-override noexcept decltype reinterpret_cast static_cast const_cast
-dynamic_cast try catch throw friend explicit mutable consteval constinit""".split())
-TYPES = set("""void char short int long float double signed unsigned bool
-_Bool size_t ssize_t ptrdiff_t int8_t int16_t int32_t int64_t uint8_t
-uint16_t uint32_t uint64_t uintptr_t FILE""".split())
-CUDA_WORDS = set("""threadIdx blockIdx blockDim gridDim warpSize dim3 float2
-float4 int2 int4 cudaError_t cudaEvent_t cudaStream_t cudaDeviceProp""".split())
-
-TOKEN = re.compile(r"""
-    (?P<co>//.*|/\*)
-  | (?P<st>"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?)
-  | (?P<nu>\b(?:0[xX][0-9A-Fa-f']+|\d[\d']*\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)[uUlLfF]*)
-  | (?P<id>[A-Za-z_]\w*)
-""", re.VERBOSE)
+LEXERS = {"c": CLexer, "cpp": CppLexer, "cuda": CudaLexer}
+# Token classes left without a <span>: plain text, names, punctuation,
+# operators and the placeholder that stands for a chunk use.
+PLAIN = {"", "w", "n", "p", "o", "err"}
 
 
-def classify(line, lang, in_comment):
-    """Give each character of one code line a highlight class.
+def css_class(token):
+    """Pygments' short CSS class of a token type ("" for plain text)."""
+    while token not in STANDARD_TYPES:
+        token = token.parent
+    cls = STANDARD_TYPES[token]
+    return "" if cls in PLAIN else cls
 
-    Returns (classes, in_comment): classes has one entry per character
-    ('' for plain), in_comment says whether a /* comment is still open.
-    """
-    classes = [""] * len(line)
-    if lang not in ("c", "cpp", "cuda"):
-        return classes, False
-    keywords = C_KEYWORDS if lang == "c" else CPP_KEYWORDS
-    i = 0
 
-    def mark(start, end, cls):
-        for k in range(start, end):
-            classes[k] = cls
-
-    if in_comment:
-        end = line.find("*/")
-        if end < 0:
-            mark(0, len(line), "co")
-            return classes, True
-        mark(0, end + 2, "co")
-        i = end + 2
-    pp = re.match(r"\s*#\s*\w*", line[i:]) if i == 0 else None
-    if pp:
-        mark(0, pp.end(), "pp")
-        i = pp.end()
-        inc = re.match(r"\s*<[^>]*>", line[i:])
-        if inc and pp.group().strip().endswith("include"):
-            mark(i, i + inc.end(), "st")
-            i += inc.end()
-    while i < len(line):
-        m = TOKEN.search(line, i)
-        if not m:
-            break
-        start, end = m.start(), m.end()
-        kind = m.lastgroup
-        if kind == "co" and m.group() == "/*":
-            close = line.find("*/", end)
-            if close < 0:
-                mark(start, len(line), "co")
-                return classes, True
-            end = close + 2
-        if kind == "id":
-            word = m.group()
-            if word in TYPES:
-                kind = "dt"
-            elif word in keywords:
-                kind = "kw"
-            elif lang == "cuda" and (word in CUDA_WORDS or
-                                     re.fullmatch(r"__\w+", word)):
-                kind = "cu"
-            else:
-                kind = ""
-        mark(start, end, kind)
-        i = max(end, start + 1)
-    return classes, False
+def classify(text, lang):
+    """One highlight class per character of text (a whole chunk's code,
+    each chunk use replaced by one NUL), as a list of str ("" = plain)."""
+    classes = [""] * len(text)
+    if lang not in LEXERS:
+        return classes
+    lexer = LEXERS[lang](stripnl=False, ensurenl=False)
+    for start, token, value in lexer.get_tokens_unprocessed(text):
+        classes[start:start + len(value)] = [css_class(token)] * len(value)
+    return classes
 
 
 # --------------------------------------------------------------------------
@@ -384,22 +332,13 @@ class Weaver:
         out.append('<div class="nwhead"><a class="nwname" href="#%s">%s</a>'
                    '<span class="nweq">%s</span></div>'
                    % (own, name_html(c.name), "≡" if first else "+≡"))
-        body, in_comment = [], False
+        plain = "".join("".join(t if k != "use" else "\0" for k, t, _ in line)
+                        + "\n" for line in c.lines)
+        classes, pos, body = classify(plain, lang), 0, []
         for line in c.lines:
-            plain = "".join(t if k != "use" else "\0" for k, t, _ in line)
-            classes, in_comment = classify(plain, lang, in_comment)
-            pos = 0
             for kind, text, target in line:
                 if kind == "use":
-                    tip = self.anchor.get(target or
-                                          self.first_label.get(text))
-                    if tip is None:
-                        print("nw2md: warning: chunk <<%s>> is used but never "
-                              "defined" % text, file=sys.stderr)
-                    body.append(
-                        '<a class="nwuse" data-chunk="%s"%s>%s</a>' % (
-                            esc(text), ' href="#%s"' % tip if tip else "",
-                            name_html(text)))
+                    body.append(self.use_html(text, target))
                     pos += 1
                     continue
                 runs = highlight(text, classes[pos:pos + len(text)])
@@ -410,6 +349,7 @@ class Weaver:
                         self.anchor[target], runs)
                 body.append(runs)
             body.append("\n")
+            pos += 1
         out.append('<pre class="nwcode lang-%s"><code>%s</code></pre>'
                    % (lang, "".join(body)))
         notes = []
@@ -436,6 +376,15 @@ class Weaver:
             out.append('<p class="nwxref">%s.</p>' % ". ".join(notes))
         out.append("</div>")
         return raw_block("\n".join(out))
+
+    def use_html(self, name, target):
+        """A chunk use inside code: a link to the used chunk's definition."""
+        tip = self.anchor.get(target or self.first_label.get(name))
+        if tip is None:
+            print("nw2md: warning: chunk <<%s>> is used but never defined"
+                  % name, file=sys.stderr)
+        return '<a class="nwuse" data-chunk="%s"%s>%s</a>' % (
+            esc(name), ' href="#%s"' % tip if tip else "", name_html(name))
 
     def ident_link(self, name):
         """A link to an identifier's index entry, as HTML."""

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/pitfalls [--arch sm_80] [--stages 2] [--compile-only] [--report FILE]
+# tools/gpu/pitfalls.sh [--arch sm_80] [--stages 2] [--compile-only] [--report FILE]
 #
 # Checks that every pitfall of the lesson fails the way the page says:
 #   compile-only (no GPU needed)
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     --stages) stages=$2; shift ;;
     --compile-only) compile_only=1 ;;
     --report) report=$2; shift ;;
-    *) echo "tools/pitfalls: unknown option $1" >&2; exit 2 ;;
+    *) echo "pitfalls.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done

@@ -1,7 +1,7 @@
 """asmscan: read PTX, SASS listings and ptxas -v reports, kernel by kernel.
 
-Shared by tools/checks/sm80-check, stage-limits and evidence-compile. Python 3
-standard library only. Every function takes text (str) and returns plain
+Shared by tools/compile/checks.py and evidence.py. Python 3 standard
+library only. Every function takes text (str) and returns plain
 dicts, so the tests can feed it fixtures without a compiler.
 
 Kernel names are the mangled names the tools print (for example
@@ -14,32 +14,31 @@ from collections import Counter
 
 PIPED = "matmulTilePiped"
 SYNC = "matmulTileSync"
+# A kernel's role comes from its name: matmul...Piped or matmul...Sync, so a
+# second kernel pair (say matmulRegPiped) joins the roles without a change.
+_ROLE = re.compile(r"matmul\w*?(Piped|Sync)")
 
 # A PTX function header: ".visible .entry NAME(", ".entry NAME(",
 # ".func (.param ...) NAME(" and so on. The name is the last identifier
 # before the parameter list.
-_PTX_HEADER = re.compile(r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b(.*)$")
+_PTX_HEADER = re.compile(
+    r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b(.*)$")
 _PTX_NAME = re.compile(r"([A-Za-z_$%][\w$%]*)\s*(?:\(|$)")
 # The global-to-shared copy forms of cp.async: .ca/.cg, with or without the
 # ::cta state-space qualifier newer PTX spells out, and the bulk (TMA) form.
-_COPY_FORM = re.compile(r"^cp\.async\.(?:(?:ca|cg)\.shared(?:::\w+)?\.global|bulk\.shared(?:::\w+)?\.global)")
+_COPY_FORM = re.compile(r"^cp\.async\.(?:(?:ca|cg)\.shared(?:::\w+)?\.global"
+                        r"|bulk\.shared(?:::\w+)?\.global)")
 
 
 def kernel_role(name):
     """Return "piped", "sync" or "outside" for a (mangled) function name.
 
     name: str, a PTX or SASS function name, or None for code outside any
-    function. A name holding both kernel names (impossible here) counts as
+    function. A name matching both roles (impossible here) counts as
     "outside", so it can never satisfy a check by accident.
     """
-    if not name:
-        return "outside"
-    piped, sync = PIPED in name, SYNC in name
-    if piped and not sync:
-        return "piped"
-    if sync and not piped:
-        return "sync"
-    return "outside"
+    roles = {m.lower() for m in _ROLE.findall(name or "")}
+    return roles.pop() if len(roles) == 1 else "outside"
 
 
 def _ptx_statements(line):
@@ -105,7 +104,8 @@ def ptx_cp_async(text, prefix="cp.async"):
         for stmt in _ptx_statements(line) if (prefix in line) else ():
             op = _strip_predicate(stmt).split()[0] if stmt.split() else ""
             if op.startswith(prefix):
-                target = functions[current] if (depth > 0 and current) else outside
+                inside = depth > 0 and current
+                target = functions[current] if inside else outside
                 target[op] += 1
         opened, closed = line.count("{"), line.count("}")
         if depth == 0 and pending is not None and ";" in line and not opened:
@@ -121,7 +121,8 @@ def ptx_cp_async(text, prefix="cp.async"):
         if depth == 0 and closed:
             current = None
     if depth != 0 or in_block_comment:
-        raise ValueError("PTX ends inside a function body or a comment (truncated file?)")
+        raise ValueError("PTX ends inside a function body or a comment "
+                         "(truncated file?)")
     return {
         "functions": {k: dict(v) for k, v in functions.items()},
         "outside": dict(outside),
@@ -150,7 +151,8 @@ def form_family(form):
 
 # A SASS instruction line of `cuobjdump -sass`:
 #   /*0120*/   @!P0 LDGSTS.E.BYPASS.128 [R3], [R4.64] ;   /* 0x... */
-_SASS_INSN = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
+_SASS_INSN = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/\s+(?:@!?U?P\w+\s+)?"
+                        r"([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
 _SASS_FUNC = re.compile(r"^\s*Function\s*:\s*(\S+)")
 _SASS_ARCH = re.compile(r"^\s*code for (sm_\d+\w*)")
 
@@ -173,7 +175,8 @@ def sass_opcodes(text):
         m = _SASS_FUNC.match(line)
         if m:
             current = m.group(1)
-            functions.setdefault(current, {"opcodes": Counter(), "forms": Counter()})
+            functions.setdefault(current, {"opcodes": Counter(),
+                                           "forms": Counter()})
             continue
         m = _SASS_INSN.match(line)
         if m and current is not None:
@@ -181,16 +184,20 @@ def sass_opcodes(text):
             functions[current]["forms"][full] += 1
             functions[current]["opcodes"][full.split(".")[0]] += 1
     if not functions:
-        raise ValueError("no 'Function :' header in the SASS listing (did cuobjdump fail?)")
+        raise ValueError("no 'Function :' header in the SASS listing "
+                         "(did cuobjdump fail?)")
     return {
         "arch": arch,
-        "functions": {k: {"opcodes": dict(v["opcodes"]), "forms": dict(v["forms"])}
+        "functions": {k: {"opcodes": dict(v["opcodes"]),
+                          "forms": dict(v["forms"])}
                       for k, v in functions.items()},
     }
 
 
-_PTXAS_ENTRY = re.compile(r"ptxas info\s*: Compiling entry function '([^']+)' for '(\w+)'")
-_PTXAS_PROPS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+_PTXAS_ENTRY = re.compile(
+    r"ptxas info\s*: Compiling entry function '([^']+)' for '(\w+)'")
+_PTXAS_PROPS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill "
+                          r"stores, (\d+) bytes spill loads")
 _PTXAS_USED = re.compile(r"ptxas info\s*: Used (\d+) registers(.*)$")
 
 
@@ -217,7 +224,8 @@ def ptxas_report(text):
         k = kernels[current]
         m = _PTXAS_PROPS.search(line)
         if m:
-            k["stack_bytes"], k["spill_store_bytes"], k["spill_load_bytes"] = map(int, m.groups())
+            (k["stack_bytes"], k["spill_store_bytes"],
+             k["spill_load_bytes"]) = map(int, m.groups())
             k["lines"].append(line.strip())
             continue
         m = _PTXAS_USED.search(line)
@@ -229,7 +237,8 @@ def ptxas_report(text):
             current = None
     for name, k in kernels.items():
         if "registers" not in k:
-            raise ValueError("ptxas report has no 'Used N registers' line for " + name)
+            raise ValueError("ptxas report has no 'Used N registers' line "
+                             "for " + name)
         k.setdefault("stack_bytes", 0)
         k.setdefault("spill_store_bytes", 0)
         k.setdefault("spill_load_bytes", 0)
@@ -237,7 +246,8 @@ def ptxas_report(text):
 
 
 def by_role(per_function):
-    """Regroup a {function name: value} dict as {"piped"|"sync"|"outside": [(name, value)]}."""
+    """Regroup {function name: value} as {role: [(name, value)]}, role
+    being "piped", "sync" or "outside"."""
     out = {"piped": [], "sync": [], "outside": []}
     for name, value in sorted(per_function.items()):
         out[kernel_role(name)].append((name, value))
@@ -245,5 +255,10 @@ def by_role(per_function):
 
 
 def static_assert_messages(text):
-    """Return the texts of the "static assertion failed with "..."" errors in compiler output."""
+    """The texts of the static assertions that failed in compiler output."""
     return re.findall(r'static assertion failed with "((?:[^"\\]|\\.)*)"', text)
+
+
+def fmt_forms(forms):
+    """"2 x A, 1 x B" for a {form: count} dict ("" when empty)."""
+    return ", ".join(f"{n} x {k}" for k, n in sorted(forms.items()))

@@ -1,15 +1,12 @@
 #!/bin/sh
-# tools/checks/run-nvcc [--expect-fail] OUT LOG -- NVCC ARGS...
+# tools/compile/run-nvcc.sh [--expect-fail] OUT LOG -- NVCC ARGS...
 #
-# Runs one compile for the checks and keeps what a transcript needs:
+# Runs one compile for the compile checks and keeps what a transcript needs:
 #   OUT.cmd  the exact command, with "-o OUT" as it would be typed
-#   LOG      everything the compiler printed (stdout and stderr), e.g. the
-#            ptxas -v report
+#   LOG      everything the compiler printed (e.g. the ptxas -v report)
 #   OUT      the compiler's output, written as OUT.tmp and renamed, so an
 #            interrupted or failed compile never leaves a half OUT behind.
-#
-# Normal mode: exit 0 when the compiler exits 0; otherwise print LOG and
-# exit 1 ("nvcc exited N").
+# Exit 0 when the compiler exits 0; otherwise print LOG and exit 1.
 # --expect-fail: the compile is meant to be refused. OUT becomes a text file
 # "exit=N" plus the log; exit 0 when the compiler failed, 1 (with the log)
 # when it unexpectedly succeeded.
@@ -17,16 +14,18 @@ set -u
 expect_fail=0
 if [ "${1:-}" = "--expect-fail" ]; then expect_fail=1; shift; fi
 [ $# -ge 4 ] && [ "$3" = "--" ] || {
-    echo "usage: tools/checks/run-nvcc [--expect-fail] OUT LOG -- NVCC ARGS..." >&2; exit 2; }
+    echo "usage: run-nvcc.sh [--expect-fail] OUT LOG -- NVCC ARGS..." >&2
+    exit 2; }
 out=$1 log=$2; shift 3
 mkdir -p "$(dirname "$out")" "$(dirname "$log")"
 printf '%s -o %s\n' "$*" "$out" > "$out.cmd.tmp" && mv -f "$out.cmd.tmp" "$out.cmd"
-printf '%s -o %s\n' "$*" "$out"
+cat "$out.cmd"
+target=$out.tmp
+[ $expect_fail -eq 1 ] && target=$(mktemp "${TMPDIR:-/tmp}/run-nvcc.XXXXXX")
+rc=0; "$@" -o "$target" > "$log.tmp" 2>&1 || rc=$?
+mv -f "$log.tmp" "$log"
 if [ $expect_fail -eq 1 ]; then
-    scratch=$(mktemp "${TMPDIR:-/tmp}/run-nvcc.XXXXXX")
-    rc=0; "$@" -o "$scratch" > "$log.tmp" 2>&1 || rc=$?
-    rm -f "$scratch"
-    mv -f "$log.tmp" "$log"
+    rm -f "$target"
     if [ $rc -eq 0 ]; then
         echo "run-nvcc: expected this compile to be refused, but it exited 0:" >&2
         sed 's/^/  /' "$log" >&2
@@ -35,8 +34,6 @@ if [ $expect_fail -eq 1 ]; then
     { echo "exit=$rc"; cat "$log"; } > "$out.tmp" && mv -f "$out.tmp" "$out"
     exit 0
 fi
-rc=0; "$@" -o "$out.tmp" > "$log.tmp" 2>&1 || rc=$?
-mv -f "$log.tmp" "$log"
 if [ $rc -ne 0 ]; then
     rm -f "$out.tmp"
     echo "run-nvcc: nvcc exited $rc; its output:" >&2

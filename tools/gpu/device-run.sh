@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# tools/gpu/device-run OUTDIR
+# tools/gpu/device-run.sh OUTDIR
 #
 # What one call of the workplace's GPU machine runs: that machine has the
 # CUDA toolkit but no noweb and no package registry, so this unpacks the
 # noweb .deb carried in .devtools/ into /tmp/nw (rewriting its library path),
-# then runs `tools/gpu/evidence-gpu` into /tmp/ev and packs the transcripts
+# then runs `tools/gpu/evidence-gpu.sh` into /tmp/ev and packs the transcripts
 # into OUTDIR/evidence.tgz. The course's earlier program is compared when
 # .seed/pipelined_gemm.cu is carried (never committed).
 set -u
@@ -21,7 +21,7 @@ done
 nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,utilization.gpu --format=csv
 seed=
 [ -f .seed/pipelined_gemm.cu ] && seed=.seed/pipelined_gemm.cu
-SEED_SRC=$seed tools/gpu/evidence-gpu /tmp/ev 2>&1 | tee /tmp/ev-log.txt
+SEED_SRC=$seed tools/gpu/evidence-gpu.sh /tmp/ev 2>&1 | tee /tmp/ev-log.txt
 rc=${PIPESTATUS[0]}
 cp build/pitfalls/report.txt /tmp/ev/pitfalls-report.txt 2>/dev/null
 mkdir -p /tmp/ev/raw && cp -r build/evidence-sass build/exercise /tmp/ev/raw/ 2>/dev/null
