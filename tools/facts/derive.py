@@ -18,25 +18,6 @@ PREDICTED_RATIO = (0.75, 0.95)        # prediction 1: piped/sync at N = 2048
 CC80 = {"registers": 65536, "unit": 256, "warps": 64, "blocks": 32}
 THREADS = 256
 SPREAD = ["spread.2048.ratio_min", "spread.2048.ratio_max"]
-# Names today's day74.nw still uses, each shown as the value of the fact
-# that replaces it; to be deleted once the prose uses the new names
-# (LEAD-NOTES.md lists each).
-LEGACY = {
-    "page.banner": "page.evidence", "results.source": "gpu.name",
-    "ptx.sm80.forms": "ptx.sm80.piped.total",
-    "run.sm_90_vs_sm_80": "run.sm_90_vs_sm_80.diff",
-    "build.sm_80.runs_as": "build.sm_80.binary_version",
-    "build.sm_90.runs_as": "build.sm_90.binary_version",
-    "run.footprint.2048": "run.footprint.2048.mib",
-    "run.footprint.4096": "run.footprint.4096.mib",
-    "sanitizer.synccheck.first": "sanitizer.synccheck.first_message",
-    "sanitizer.synccheck.pattern": "sanitizer.synccheck.one_per_thread",
-    "seed.synccheck.result": "seed.synccheck.errors",
-    "exercise.table": "verdict.stages", "pitfalls.summary": "pitfalls.passed",
-    "pitfalls.barrier_caught_by": "pitfalls.barrier.memcmp_caught",
-    "pitfalls.barrier_racecheck": "pitfalls.barrier.racecheck_caught",
-    "ncu.sync.top_stalls": "ncu.sync.top1_stall",
-    "ncu.piped.top_stalls": "ncu.piped.top1_stall"}
 
 
 def band(values, lo, hi):
@@ -135,6 +116,4 @@ def derive(facts, evidence):
     put("verdict.stages",
         [f"exercise.stages{s}.ratio" for s in (2, 3, 4)] + SPREAD,
         stages_verdict)
-    for old, new in LEGACY.items():
-        put(old, [new], lambda v: v)
     return out

@@ -15,7 +15,8 @@ Values are unrounded numbers, booleans or short tokens (at most
 MAX_WORDS words, one line): sentences belong in the lesson's source.
 MODULE (e.g. tools.facts.derive) may compute further facts from these; its
 derive(facts, evidence) gets {name: Fact} and the Evidence list and returns
-{name: (value, [names of the facts it read])}.
+{name: (value, [names of the facts it read])}, ordered so that a fact comes
+after the derived facts it reads.
 
 Each value is then shown once, by its schema FORMAT, and OUT is written
 (temporary name, then rename) as JSON, which pandoc reads as YAML metadata:
@@ -30,7 +31,8 @@ sources than the current source hash. When two files give one fact, fresh
 evidence wins over stale, then the later meta.date, then the later name.
 
 Schema lines: NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION. PRODUCER is
-the meta.kind of the evidence that may give the fact, or "derived". A NAME
+the meta.kind of the evidence that may give the fact, "derived", or
+"=OTHER.NAME" for an old name that shows the fact OTHER.NAME. A NAME
 may hold brace groups {a,b}: the line stands for every combination, and
 {1}, {2}, ... in DESCRIPTION name the alternative of group 1, 2, ...
 FORMAT is "-" (shown as it is), a Python format with one field ("{:.3f}",
@@ -147,10 +149,11 @@ def read_schema(path):
         raw, producer, fmt, desc = fields
         try:
             check_format(fmt)
-            expanded = expand_braces(raw, desc)
+            expanded = zip(expand_braces(raw, desc),
+                           expand_braces(raw, producer))
         except GatherError as e:
             raise GatherError(f"{path}:{no}: {e}") from e
-        for name, d in expanded:
+        for (name, d), (_, producer) in expanded:
             if not NAME_RE.match(name):
                 raise GatherError(f"{path}:{no}: {name!r} is not a legal fact"
                                   " name (a-z, 0-9, '_', separated by '.')")
@@ -159,6 +162,10 @@ def read_schema(path):
             schema[name] = Entry(producer, fmt, d)
     if not schema:
         raise GatherError(f"{path}: the schema lists no fact")
+    for name, e in schema.items():
+        if e.producer.startswith("=") and e.producer[1:] not in schema:
+            raise GatherError(f"{path}: {name!r} shows {e.producer[1:]!r}, "
+                              "which the schema lacks")
     return schema
 
 
@@ -197,7 +204,8 @@ def load_evidence(path, schema, current_hash):
             raise GatherError(f"{path}: meta.{key} is missing or empty")
     if not all(isinstance(v, str) for v in meta.values()):
         raise GatherError(f"{path}: every meta value must be a string")
-    kinds = {e.producer for e in schema.values()} - {DERIVED}
+    kinds = {e.producer for e in schema.values()
+             if e.producer != DERIVED and not e.producer.startswith("=")}
     if meta["kind"] not in kinds:
         raise GatherError(f"{path}: meta.kind is {meta['kind']!r}, not one "
                           f"of {', '.join(sorted(kinds))}")
@@ -300,6 +308,8 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
     for n in notes:
         print("gather: note: " + n, file=log)
     add_derived(derive, facts, evidence, schema)
+    facts.update({n: facts[e.producer[1:]] for n, e in schema.items()
+                  if e.producer.startswith("=") and e.producer[1:] in facts})
     shown = {n: {"text": show(f.value, schema[n].fmt, n),
                  "from": ", ".join(f.sources), "stale": f.stale}
              for n, f in sorted(facts.items())}
@@ -310,8 +320,9 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
     missing = [n for n in schema if n not in facts]
     print(f"gather: wrote {out_path}: {len(facts)} of {len(schema)} facts "
           f"from {len(evidence)} evidence file(s); {len(missing)} not yet "
-          f"measured ({', '.join(missing[:4])}"
-          f"{', ...' if len(missing) > 4 else ''})", file=log)
+          "measured" + (f" ({', '.join(missing[:4])}"
+                        f"{', ...' if len(missing) > 4 else ''})"
+                        if missing else ""), file=log)
     return facts
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """nw2md: a noweave back end that writes Pandoc Markdown.
 
-Use:  noweave -n -t -index -backend tools/lit/nw2md.py day74.nw > day74.md
+Use:  noweave -n -t -index -backend tools/lit/nw2md.py lesson.nw > lesson.md
 
 It reads noweb's pipeline (the "hacker's guide" format: @begin docs/code,
 @text, @nl, @defn, @use, @quote, @xref ..., @index ...) on standard input.

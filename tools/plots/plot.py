@@ -50,6 +50,7 @@ def main(argv):
         litlib.write_atomic(out, PLACEHOLDER)
         return 0
     tmp = out + ".tmp"
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     gnuplot = os.environ.get("GNUPLOT", "gnuplot")
     rc = subprocess.call([gnuplot, "-e", f"in='{data}'; out='{tmp}'; "
                           f"gpu='{gpu_of(data)}'", script])

@@ -1,0 +1,261 @@
+"""The facts pipeline: tools/lit/gather.py on fixture evidence, the real
+schema against day74.nw, tools/facts/derive.py's verdicts, and
+tools/gpu/gpu_facts.py on the committed GPU transcripts."""
+
+import json
+import os
+import re
+import shutil
+import sys
+
+import pytest
+
+from conftest import FIXTURES, REPO, checkout, run
+from tools.facts import derive
+from tools.lit import gather
+
+FIX = os.path.join(FIXTURES, "facts")
+SCHEMA = os.path.join(REPO, "tools", "facts", "schema.tsv")
+
+
+def gather_case(tmp_path, case, evidence=None, schema=None):
+    """Run gather.py on fixture folder case (or on evidence=DIR); returns
+    (CompletedProcess, output path, {name: fact} or None)."""
+    out = str(tmp_path / f"{case}.json")
+    p = run([sys.executable, "-m", "tools.lit.gather", "--schema",
+             schema or os.path.join(FIX, "schema.tsv"), "--evidence",
+             evidence or os.path.join(FIX, case, "evidence"),
+             "--source-hash", os.path.join(FIX, case if case in os.listdir(
+                 FIX) else "good", "source.sha256"),
+             "--derive", "tools.facts.derive", "--out", out])
+    facts = None
+    if os.path.exists(out):
+        with open(out, encoding="utf-8") as f:
+            facts = json.load(f)
+    return p, out, facts
+
+
+def text(doc, name):
+    """The text a fact shows in a gathered document, or None."""
+    return doc["facts"].get(name, {}).get("text")
+
+
+def test_good_evidence(tmp_path):
+    """Facts are copied, derived, shown by their format and sourced."""
+    p, out, doc = gather_case(tmp_path, "good")
+    assert p.returncode == 0, p.stderr
+    assert "ptx.sm80.outside.total" in doc["facts_schema"]
+    assert doc["facts_schema"]["ptxas.sm80.s3.piped.smem"] == \
+        "piped smem at 3 stages, bytes", "brace groups expand"
+    assert text(doc, "ptx.sm80.piped.total") == "7"
+    assert doc["facts"]["ptx.sm80.piped.total"]["from"] == \
+        "evidence/compile-fixture.txt"
+    assert doc["facts"]["ptx.sm80.piped.total"]["stale"] is False
+    assert text(doc, "ptx.sm80.cp_async.total") == "7", "piped+sync+outside"
+    assert text(doc, "ptx.sm75.cp_async.total") == "0"
+    assert text(doc, "smem.stages2") == "16424"
+    assert text(doc, "smem.stages3") == "24632"
+    assert text(doc, "ptxas.sm80.s3.piped.smem") == "24,632", "its format"
+    assert text(doc, "toolkit.version") == "nvcc 99.1.2"
+    assert text(doc, "page.evidence") == "compile-only"
+    assert "gpu.name" not in doc["facts"] and "run.reps" not in doc["facts"]
+    with open(os.path.join(FIX, "good", "evidence", "compile.facts.json"),
+              encoding="utf-8") as f:
+        awkward = json.load(f)["facts"]["note.awkward"]
+    assert text(doc, "note.awkward") == awkward, "an awkward token survives"
+    assert not [f for f in os.listdir(tmp_path) if "tmp" in f]
+    pandoc = shutil.which(os.environ.get("PANDOC", "pandoc"))
+    q = run([pandoc, "-f", "markdown", "-t", "json", "--metadata-file", out],
+            input="")
+    assert q.returncode == 0, q.stderr
+    meta = json.loads(q.stdout)["meta"]
+    assert set(meta["facts"]["c"]) == set(doc["facts"]), \
+        "pandoc reads the JSON as YAML metadata, with the same names"
+
+
+def test_changed_value_reaches_the_derived_total(tmp_path):
+    """A changed value reaches the output and what derives from it."""
+    p, _, doc = gather_case(tmp_path, "changed")
+    assert p.returncode == 0, p.stderr
+    assert text(doc, "ptx.sm80.piped.total") == "9"
+    assert text(doc, "ptx.sm80.cp_async.total") == "9"
+
+
+def test_missing_fact(tmp_path):
+    """A missing fact and what derives from it are absent (the page says
+    "not yet measured"), and the summary names it."""
+    p, _, doc = gather_case(tmp_path, "missing")
+    assert p.returncode == 0, p.stderr
+    assert "ptxas.sm80.s3.piped.smem" not in doc["facts"]
+    assert "smem.stages3" not in doc["facts"] and "smem.stages2" in doc["facts"]
+    assert "not yet measured" in p.stderr
+    assert "ptxas.sm80.s3.piped.smem" in p.stderr
+
+
+def test_misspelled_name(tmp_path):
+    """A misspelled name fails, names itself and the right one, writes
+    nothing."""
+    p, out, _ = gather_case(tmp_path, "misspelled")
+    assert p.returncode == 1, p.stderr
+    assert "ptxas.sm80.s3.pipd.smem" in p.stderr
+    assert "ptxas.sm80.s3.piped.smem" in p.stderr
+    assert not os.path.exists(out)
+
+
+def test_stale_evidence(tmp_path):
+    """Stale evidence is a warning, and its facts and their derivations are
+    marked stale."""
+    p, _, doc = gather_case(tmp_path, "stale")
+    assert p.returncode == 0, p.stderr
+    assert re.search(r"^gather: WARNING: stale evidence .*stale/evidence/"
+                     r"compile\.facts\.json", p.stderr, re.M)
+    for name in ("ptx.sm80.piped.total", "smem.stages2", "page.evidence"):
+        assert doc["facts"][name]["stale"] is True, name
+
+
+def test_conflicting_evidence(tmp_path):
+    """Fresh evidence wins over newer stale evidence; facts only a stale GPU
+    file gives are kept, marked stale; the GPU file changes page.evidence;
+    a percentage is rounded once, from the unrounded value."""
+    p, _, doc = gather_case(tmp_path, "conflict")
+    assert p.returncode == 0, p.stderr
+    assert doc["facts"]["ptx.sm80.piped.total"] == {
+        "text": "7", "from": "evidence/compile-fixture.txt", "stale": False}
+    assert doc["facts"]["gpu.name"]["stale"] is True
+    assert doc["facts"]["gpu.name"]["from"] == "evidence/gpu-fixture.txt"
+    assert text(doc, "page.evidence") == "gpu"
+    assert text(doc, "page.stale") == "yes"
+    assert text(doc, "run.ratio") == "77.3 %", "77.25341 rounds once"
+
+
+@pytest.mark.parametrize("label,edit,expect", [
+    ("a list value", lambda o: o["facts"].update(
+        {"ptx.sm80.sync.total": [1]}), "a list"),
+    ("a sentence", lambda o: o["facts"].update({"compile.nvcc_version":
+     "this is a whole sentence of prose, not a value"}), "short token"),
+    ("a derived name", lambda o: o["facts"].update({"smem.stages2": 1}),
+     "derived"),
+    ("another producer's fact", lambda o: o["facts"].update(
+        {"gpu.name": "x"}), "not given by compile"),
+    ("a bad meta.kind", lambda o: o["meta"].update({"kind": "guess"}),
+     "meta.kind"),
+    ("no source hash", lambda o: o["meta"].pop("source_sha256"),
+     "source_sha256"),
+    ("a value that does not fit its format", lambda o: o["facts"].update(
+        {"ptxas.sm80.s2.piped.smem": "many"}), "does not fit")])
+def test_malformed_evidence_fails(tmp_path, label, edit, expect):
+    """Malformed evidence fails with a message that says what is wrong."""
+    with open(os.path.join(FIX, "good", "evidence", "compile.facts.json"),
+              encoding="utf-8") as f:
+        obj = json.load(f)
+    edit(obj)
+    (tmp_path / "ev").mkdir()
+    (tmp_path / "ev" / "x.facts.json").write_text(json.dumps(obj))
+    p, _, _ = gather_case(tmp_path, "bad", evidence=str(tmp_path / "ev"))
+    assert p.returncode == 1 and expect in p.stderr, (label, p.stderr)
+
+
+@pytest.mark.parametrize("line,expect", [
+    ("a.b\tcompile\t{:.1f\td", "format"), ("a.b\tcompile\t{}{}\td", "one {}"),
+    ("a.{b,}\tcompile\t-\td", "empty alternative"),
+    ("A.b\tcompile\t-\td", "not a legal fact name"),
+    ("a.b\tcompile\t-\td\na.b\tgpu\t-\td", "listed twice")])
+def test_malformed_schema_fails(tmp_path, line, expect):
+    """A malformed schema line is refused, naming the file and line."""
+    path = tmp_path / "schema.tsv"
+    path.write_text(line + "\n")
+    with pytest.raises(gather.GatherError, match=expect):
+        gather.read_schema(str(path))
+
+
+def test_formats_show_values_once():
+    """FORMAT is the one place a value is rounded or worded."""
+    assert gather.show(77.25341, "{:.1f} %", "x") == "77.3 %"
+    assert gather.show(0.9448, "{:.3f}", "x") == "0.945"
+    assert gather.show(50231.2, "{:,.0f}", "x") == "50,231"
+    assert gather.show(True, "caught|missed", "x") == "caught"
+    assert gather.show(False, "caught|missed", "x") == "missed"
+    assert gather.show("held", "-", "x") == "held"
+    with pytest.raises(gather.GatherError):
+        gather.show(1, "caught|missed", "x")
+
+
+def test_real_schema_lists_every_fact_of_the_page(tmp_path):
+    """The real schema parses, no evidence gives only page.evidence = none
+    (and old names showing it),
+    and every [name]{.fact} and fact="name" of day74.nw is in it."""
+    (tmp_path / "none").mkdir()
+    p, _, doc = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
+                            schema=SCHEMA)
+    assert p.returncode == 0, p.stderr
+    none = {"text": "none", "from": "", "stale": False}
+    assert doc["facts"]["page.evidence"] == none
+    assert all(f == none for f in doc["facts"].values()), "only page.evidence"
+
+    with open(os.path.join(REPO, "day74.nw"), encoding="utf-8") as f:
+        nw = f.read()
+    used = set(re.findall(r"\[([a-z0-9_.]*)\]\{\.fact\}", nw)) | set(
+        re.findall(r'\bfact="([a-z0-9_.]*)"', nw))
+    assert used <= set(doc["facts_schema"]), used - set(doc["facts_schema"])
+
+
+def test_committed_evidence_gathers(tmp_path):
+    """The committed evidence uses only schema names, and its verdicts are
+    the ones the numbers give."""
+    p, _, doc = gather_case(tmp_path, "real", evidence=os.path.join(
+        REPO, "evidence"), schema=SCHEMA)
+    assert p.returncode == 0, p.stderr
+    assert text(doc, "verdict.stages") == "no measurable effect", \
+        "the three depths differ by less than the spread"
+    assert text(doc, "verdict.memcmp") == "held"
+    assert text(doc, "verdict.fusion") == "not fused"
+
+
+@pytest.mark.parametrize("r,lo,hi,want", [
+    (0.90, 0.89, 0.91, "held"), (0.97, 0.96, 0.98, "failed"),
+    (0.945, 0.94, 0.955, "inconclusive")])
+def test_band_verdict(r, lo, hi, want):
+    """Prediction 1 holds only when every process lands in the band."""
+    assert derive.band([r, lo, hi], *derive.PREDICTED_RATIO) == want
+
+
+@pytest.mark.parametrize("r2,r3,r4,want", [
+    (0.9448, 0.9450, 0.9479, "no measurable effect"),
+    (0.95, 0.93, 0.94, "held"), (0.93, 0.95, 0.95, "failed"),
+    (0.95, 0.95, 0.92, "failed")])
+def test_stages_verdict(r2, r3, r4, want):
+    """Prediction 5: differences inside the spread (0.004) are no effect."""
+    assert derive.stages_verdict(r2, r3, r4, 0.9434, 0.9476) == want
+
+
+def test_blocks_per_sm_cc80():
+    """The CC 8.0 occupancy rules: 64 registers give 4 blocks, 70 give 3."""
+    assert [derive.blocks_per_sm_cc80(r) for r in (32, 64, 70, 128)] == \
+        [8, 4, 3, 2]
+
+
+def test_memcmp_verdict_fails_on_one_difference():
+    """One size whose outputs differ fails prediction 2."""
+    facts = {f"run.sm_80.{n}.identical": gather.Fact(n != 1024, [], False)
+             for n in (512, 1024)}
+    assert derive.derive(facts, [])["verdict.memcmp"][0] == "failed"
+
+
+def test_gpu_facts_reproduce_the_committed_file(tmp_path):
+    """gpu_facts.py on the committed transcripts gives the committed facts
+    file, with unrounded values."""
+    ev = str(tmp_path / "ev")
+    checkout(ev, src=os.path.join(REPO, "evidence"), files=[
+        f for f in os.listdir(os.path.join(REPO, "evidence"))
+        if f.startswith("gpu-") and not f.endswith(".facts.json")])
+    p = run([sys.executable, "-m", "tools.gpu.gpu_facts", ev])
+    assert p.returncode == 0, p.stderr
+    with open(os.path.join(ev, "gpu-h200.facts.json")) as a, \
+            open(os.path.join(REPO, "evidence", "gpu-h200.facts.json")) as b:
+        new, old = json.load(a), json.load(b)
+    assert new == old
+    assert new["facts"]["run.sm_80.1024.piped_pct_cublas"] == 77.25
+    assert new["facts"]["spread.2048.ratio_min"] == 0.94336
+    os.remove(os.path.join(ev, "gpu-h200-sass.txt"))
+    p = run([sys.executable, "-m", "tools.gpu.gpu_facts", ev])
+    assert p.returncode == 1 and "gpu-h200-sass.txt" in p.stderr

@@ -1,0 +1,361 @@
+"""The lesson page (site/index.html) and the weave tools: chunk round trip
+against notangle, links, HTML validity (tidy), headless Chromium at 375
+and 1280 px, awkward inputs (one fixture each), facts and lesson boxes,
+and a seeded fuzz test of nw2md.py."""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+import fuzz
+import pagelib as P
+from conftest import REPO, run
+
+PAGE = os.path.join(REPO, "site", "index.html")
+NW = os.path.join(REPO, "day74.nw")
+TIDY = os.environ.get("TIDY", "tidy")
+
+
+def read(path):
+    """The text of a UTF-8 file."""
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def fixture(name):
+    """Path of a weave fixture."""
+    return os.path.join(P.FIXTURES, name)
+
+
+@pytest.fixture(scope="module")
+def page():
+    """The text of the generated page."""
+    return read(PAGE)
+
+
+@pytest.fixture(scope="module")
+def demo():
+    """The demo fixture woven with facts-good.json."""
+    return P.weave_page(fixture("page-demo.nw"), fixture("facts-good.json"))
+
+
+# ---- the page ------------------------------------------------------------------
+
+def test_every_chunk_equals_notangle(page):
+    """Every chunk of the page, expanded, equals notangle -R of the source."""
+    problems = P.roundtrip(page, NW)
+    assert not problems, "\n  ".join(problems[:10])
+
+
+def test_every_chunk_use_has_an_anchor(page):
+    """Every chunk use on the page links to a chunk on the page."""
+    ids = set(re.findall(r'\bid="([^"]+)"', page))
+    hrefs = re.findall(r'class="nwuse"[^>]*href="#([^"]+)"', page)
+    assert hrefs, "no chunk-use links found"
+    assert sorted(set(h for h in hrefs if h not in ids)) == []
+
+
+def test_identifier_index(page):
+    """The page ends with an identifier index linking to chunks."""
+    assert 'id="nw-index"' in page, "no identifier index ('@ %def' lines)"
+    entries = re.findall(r'<li id="id-[^"]+">(.*?)</li>', page)
+    assert entries, "identifier index is empty"
+    assert [e[:80] for e in entries if 'href="#nw' not in e] == []
+
+
+def test_code_is_highlighted_by_pygments(page):
+    """Code carries Pygments' short classes, links stay around them."""
+    for cls in ("k", "kt", "cp", "c1", "mi"):
+        assert f'<span class="{cls}">' in page, cls
+    assert re.search(r'<a class="nwident" href="#[^"]+">(<span class="nf">)?'
+                     r'matmulTilePiped', page)
+
+
+def test_relative_links_exist(page):
+    """Every relative link (downloads, other files) names a file."""
+    bad = [h for h in re.findall(r'<a [^>]*href="([^"#][^"]*)"', page)
+           if not re.match(r"[a-z][a-z0-9+.-]*:", h) and not os.path.exists(
+               os.path.join(os.path.dirname(PAGE), h.split("#")[0]))]
+    assert bad == []
+
+
+def test_no_identifier_eaten_by_emphasis(page):
+    """No CUDA word like __restrict__ became bold or italic."""
+    words = (r"(restrict|global|device|host|shared|syncthreads|forceinline|"
+             r"launch_bounds|constant|align|managed)")
+    assert re.findall(r"<(strong|em)>%s</\1>" % words, page) == []
+
+
+def tidy_problems(path):
+    """Errors and warnings tidy reports for one HTML file."""
+    res = run([TIDY, "-q", "-e", "-utf8", "--show-warnings", "yes", path])
+    problems = [l for l in res.stderr.splitlines()
+                if re.search(r"- (Error|Warning): ", l)]
+    if res.returncode >= 2 and not problems:
+        problems.append("tidy exit %d: %s" % (res.returncode, res.stderr))
+    return problems
+
+
+def test_tidy_page(tmp_path):
+    """tidy reports nothing on the page, and does see a bad page."""
+    assert tidy_problems(PAGE) == []
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!DOCTYPE html><html><head><title>x</title></head>"
+                   "<body><p><foo>x</p></body></html>")
+    assert tidy_problems(str(bad)), "tidy found nothing wrong in a bad page"
+
+
+def test_tidy_demo_page(tmp_path, demo):
+    """tidy is clean on the demo (facts, boxes, details, figure)."""
+    (tmp_path / "demo.html").write_text(demo, encoding="utf-8")
+    assert tidy_problems(str(tmp_path / "demo.html")) == []
+
+
+BROWSER_JS = r"""
+const problems = [];
+for (const a of document.querySelectorAll('a[href^="#"]')) {
+  const id = decodeURIComponent(a.getAttribute('href').slice(1));
+  if (!id || !document.getElementById(id)) problems.push('no target #' + id);
+}
+for (const img of document.images) {
+  if (!img.complete || img.naturalWidth === 0)
+    problems.push('image does not load: ' + img.src.slice(0, 60));
+  if (!(img.getAttribute('alt') || '').trim())
+    problems.push('image without alt: ' + img.src.slice(0, 60));
+}
+for (const d of document.querySelectorAll('details'))
+  if (d.open) problems.push('details open: ' + d.textContent.slice(0, 40));
+const sw = document.documentElement.scrollWidth;
+if (sw > window.innerWidth) {
+  let widest = '';
+  for (const el of document.body.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.right > window.innerWidth + 1 && !el.closest('pre, table')) {
+      widest = el.tagName + '.' + el.className + ' ' +
+               (el.textContent || '').slice(0, 40);
+      break;
+    }
+  }
+  problems.push('horizontal overflow: scrollWidth ' + sw + ' > ' +
+                window.innerWidth + ' ' + widest);
+}
+return {problems: problems, width: window.innerWidth};
+"""
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_browser(width):
+    """In headless Chromium: no console errors, anchors resolve, images load
+    with alt text, details folded, no horizontal overflow; screenshots go
+    to build/ for review."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = which(os.environ.get("CHROMIUM", "chromium"))
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                 "--disable-dev-shm-usage", "--hide-scrollbars",
+                 "--window-size=%d,900" % max(width, 500)):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(which(os.environ.get(
+        "CHROMEDRIVER", "chromedriver"))), options=opts)
+    try:
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 900, "deviceScaleFactor": 1,
+            "mobile": width < 600})
+        driver.get("file://" + PAGE)
+        result = driver.execute_script(BROWSER_JS)
+        problems = list(result["problems"])
+        if result["width"] != width:
+            problems.append("viewport is %s px" % result["width"])
+        problems += ["console: " + e.get("message", "")[:200]
+                     for e in driver.get_log("browser")
+                     if e.get("level") == "SEVERE"]
+        os.makedirs(os.path.join(REPO, "build"), exist_ok=True)
+        driver.save_screenshot(os.path.join(REPO, "build",
+                                            "screenshot-%d.png" % width))
+        for what, sel in (("code", ".nwchunk"), ("figure", "img"),
+                          ("details", "details"), ("index", "#nw-index")):
+            driver.execute_script("const c=document.querySelector(arguments"
+                                  "[0]); if (c) c.scrollIntoView();", sel)
+            driver.save_screenshot(os.path.join(
+                REPO, "build", "screenshot-%d-%s.png" % (width, what)))
+    finally:
+        driver.quit()
+    assert problems == []
+
+
+def which(cmd):
+    """Absolute path of a command on PATH (or cmd itself)."""
+    for d in os.environ.get("PATH", "").split(os.pathsep):
+        if os.access(os.path.join(d, cmd), os.X_OK):
+            return os.path.join(d, cmd)
+    return cmd
+
+
+# ---- awkward input, one fixture each -----------------------------------------
+
+def awkward(name):
+    """Weave a fixture, check its round trip, return its HTML."""
+    html = P.weave_page(fixture(name))
+    problems = P.roundtrip(html, fixture(name))
+    assert not problems, "\n  ".join(problems)
+    return html
+
+
+def code_lines(html):
+    """All lines of code of all chunks, uses shown as <<name>>."""
+    return ["".join(x if isinstance(x, str) else "<<%s>>" % x.name
+                    for x in line)
+            for defs in P.read_chunks(html).values() for d in defs
+            for line in d]
+
+
+def test_quoted_code_in_prose():
+    """[[...]] in prose becomes inline code with its exact text."""
+    spans = P.texts(awkward("awkward-quote.nw"), "code")
+    for want in ("__syncthreads()", "a[i] = b[[j]]", "x < y && y > z",
+                 "`tick`"):
+        assert want in spans
+
+
+def test_underscores():
+    """Identifiers with underscores survive in prose and code."""
+    html = awkward("awkward-underscores.nw")
+    spans = P.texts(html, "code")
+    for want in ("__restrict__", "__syncthreads", "kBlock_K"):
+        assert want in spans
+    assert "snake_case_word" in html
+    assert "<strong>restrict</strong>" not in html
+    lines = code_lines(html)
+    assert "__global__ void k(float *__restrict__ a) {" in lines
+    assert "    int snake_case_name = a_b_c__;" in lines
+    assert 'id="id-snake-case-name"' in html, "index entry missing"
+
+
+def test_angle_brackets_and_ampersands():
+    """<, > and & in prose and code show as themselves, never as markup."""
+    html = awkward("awkward-specials.nw")
+    paras = " ".join(P.texts(html, "p"))
+    for want in ("a < b", "c > d", "x & y", "the entity &amp; stays"):
+        assert want in paras
+    spans = P.texts(html, "code")
+    for want in ("<notatag>", "List<int>", "a && b"):
+        assert want in spans
+    lines = code_lines(html)
+    for want in ("if (a < b && c > d) x &= y >> 2;",
+                 's = "</code></pre><b>not bold</b>";', "```", "```{=html}",
+                 "/* <!-- not a comment --> */"):
+        assert want in lines
+    assert "<b>not bold</b>" not in html
+
+
+def test_chunk_name_with_punctuation():
+    """A chunk name full of punctuation gets a valid anchor and links."""
+    html = awkward("awkward-name.nw")
+    name = ('fill stage [[s]] with cp.async (16-byte "cg", <aligned> & '
+            'fast!)')
+    assert name in P.read_chunks(html)
+    anchors = re.findall(r'<div class="nwchunk" id="([^"]+)"', html)
+    assert all(re.fullmatch(r"[a-z][a-z0-9-]*", a) for a in anchors)
+    assert ('⟨fill stage s with cp.async (16-byte "cg", <aligned> & fast!)⟩'
+            in P.texts(html, "a", "nwname"))
+
+
+def test_at_signs():
+    """@@ at line start shows one @, other @ stay, @<< shows <<."""
+    lines = code_lines(awkward("awkward-at.nw"))
+    for want in ("@ at the start of a line", "  @@ indented keeps both",
+                 "mail me@example.org", "kernel<<<grid, block>>>(x);",
+                 "a << b;"):
+        assert want in lines
+
+
+def test_tabs():
+    """Tabs in code stay tabs on the page, also inside nested chunks."""
+    lines = code_lines(awkward("awkward-tab.nw"))
+    assert "\treturn 1;\t/* tab */" in lines
+    assert "\t<<inner>>" in lines and "\tb" in lines
+
+
+# ---- facts and lesson boxes --------------------------------------------------
+
+def test_facts_values_stale_and_missing(demo):
+    """Values replace names; stale ones are marked; missing ones say so;
+    .when divs keep or drop their text by a fact's value."""
+    assert re.search(r'<span class="fact"[^>]* data-fact="smem.stage2"[^>]*>'
+                     r'16424</span>', demo)
+    assert re.search(r'title="from evidence/compile-nvcc-13.0.txt"', demo)
+    assert re.search(r'class="fact fact-stale"[^>]* data-fact="ptx.count"'
+                     r'[^>]*><code>39</code>\s+<span class="stale-mark">'
+                     r'\(stale\)</span>', demo), "stale marker missing"
+    assert re.search(r'class="fact fact-missing"[^>]* data-fact='
+                     r'"unmeasured.one"[^>]*>not yet\s+measured<', demo)
+    assert "The prediction held, or the evidence could not tell" in demo
+    assert re.search(r'data-fact="verdict.demo"[^>]*>no\s+measurable\s+'
+                     r'effect<', demo)
+    assert "sentence is hidden" not in demo and "Hidden too" not in demo
+    assert 'class="when"' not in demo
+    assert "[smem.stage2]" not in demo and "{.fact}" not in demo
+
+
+def weave(nw, facts, tmp_path):
+    """Run weave.sh; returns (CompletedProcess, output path)."""
+    out = str(tmp_path / "x.html")
+    return run([P.WEAVE, fixture(nw), fixture(facts), out]), out
+
+
+def test_missing_value_warns(tmp_path):
+    """A schema name without a value is named on stderr."""
+    p, _ = weave("page-demo.nw", "facts-good.json", tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "unmeasured.one" in p.stderr and "not yet measured" in p.stderr
+
+
+def test_unknown_fact_fails_the_build(tmp_path):
+    """A name outside facts_schema stops the build and is named, with its
+    source line."""
+    p, out = weave("facts-unknown.nw", "facts-bad.json", tmp_path)
+    assert p.returncode != 0, "build succeeded"
+    assert "not.in.schema" in p.stderr and "facts-unknown.nw:5" in p.stderr
+    assert not os.path.exists(out), "a failed build left its output"
+
+
+def test_boxes_and_details(demo):
+    """details fold by default; objectives, keypoints, banner are boxes."""
+    assert re.search(r"<details><summary>\s*Hint 1\s*</summary>", demo)
+    assert re.search(r'<details class="solution"><summary>\s*Solution with '
+                     r"<code>code</code>\s*</summary>", demo)
+    assert "<details open" not in demo
+    assert 'class="box objectives"' in demo
+    assert 'class="box keypoints"' in demo
+    assert re.search(r'class="banner" role="status"', demo)
+    assert re.search(r'<img src="data:image/svg\+xml;base64,[^"]+" '
+                     r'alt="Two timelines', demo), "figure not embedded"
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("hello\n", "not a pipeline line"),
+    ("@begin code 0\n@nl\n@end code 0\n", "without @defn"),
+    ("@fatal markup: broken\n", "earlier noweb stage")])
+def test_nw2md_rejects_bad_input(text, needle):
+    """Input that is not a noweb pipeline gets a clear error and exit 1."""
+    p = run([P.NW2MD], input=text)
+    assert p.returncode == 1 and needle in p.stderr
+
+
+def test_nw2md_rejects_unknown_option():
+    """An unknown option is a usage error (exit 2)."""
+    p = run([P.NW2MD, "-bogus"], stdin=subprocess.DEVNULL)
+    assert p.returncode == 2 and "unknown option" in p.stderr
+
+
+def test_fuzz_backend():
+    """Random noweb documents: nw2md.py never fails, keeps every line."""
+    failures, count = fuzz.run(seed=int(os.environ.get("FUZZ_SEED", "7474")),
+                               budget_s=float(os.environ.get("FUZZ_SECONDS",
+                                                             "30")))
+    assert count >= 20, "only %d documents in the time budget" % count
+    assert not failures, "\n  ".join(failures[:5])
