@@ -17,7 +17,6 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures", "weave")
 NW2MD = os.path.join(ROOT, "tools", "lit", "nw2md.py")
 WEAVE = os.path.join(ROOT, "tools", "lit", "weave.sh")
 NOWEAVE = os.environ.get("NOWEAVE", "noweave")
-NOTANGLE = os.environ.get("NOTANGLE", "notangle")
 NOWEB_LIB = os.environ.get("NOWEB_LIB", "/usr/lib/noweb")
 EMPTY_FACTS = os.path.join(FIXTURES, "facts-empty.json")
 
@@ -107,129 +106,69 @@ def read_chunks(html_text):
     return chunks
 
 
-def width(text, col=0):
-    """Column reached after text starting at col, with tab stops of 8.
-
-    Like noweb, it counts bytes of UTF-8, not characters.
-    """
-    for ch in text:
-        col = (col // 8 + 1) * 8 if ch == "\t" else col + len(ch.encode())
-    return col
-
-
-def expand(chunks, name, keep_tabs, indent=0, column=0, depth=0):
-    """Expand chunk name the way notangle does (without the final newline).
-
-    indent is the width each continuation line is indented by; column is
-    where the first line starts (the caller's column at the use).
-    keep_tabs=True models 'notangle -t8' (indentation in tabs and spaces);
-    False models plain 'notangle' (indentation in spaces).  Plain notangle
-    also expands tabs inside the text, which this does not model: roundtrip()
-    compares that mode only for chunks without tabs.
-    """
-    if depth > 100:
-        raise AssertionError("chunk nesting deeper than 100 at %r" % name)
-    if name not in chunks:
-        raise AssertionError("chunk %r is used but not on the page" % name)
-    lines = [line for d in chunks[name] for line in d]
+def normal(lines):
+    """Lines of str and Use items with adjacent text merged, empty text
+    dropped, and each Use as ("use", name): comparable."""
     out = []
-    for i, line in enumerate(lines):
-        lead = ""
-        if i and line:
-            lead = ("\t" * (indent // 8) + " " * (indent % 8)
-                    if keep_tabs else " " * indent)
-        text = ""
-        for item in line:
-            if isinstance(item, Use):
-                here = width(lead + text) if i else width(text, column)
-                text += expand(chunks, item.name, keep_tabs, here, here,
-                               depth + 1)
-            else:
-                text += item
-        out.append(lead + text)
-    return "\n".join(out)
+    for line in lines:
+        items = []
+        for x in line:
+            if isinstance(x, Use):
+                items.append(("use", x.name))
+            elif x and items and isinstance(items[-1], str):
+                items[-1] += x
+            elif x:
+                items.append(x)
+        out.append(items)
+    return out
 
 
-def has_tab(chunks, name, seen=None):
-    """True when chunk name, or a chunk it uses, has a tab in its text."""
-    seen = set() if seen is None else seen
-    if name in seen or name not in chunks:
-        return False
-    seen.add(name)
-    for d in chunks[name]:
-        for line in d:
-            for item in line:
-                if isinstance(item, Use):
-                    if has_tab(chunks, item.name, seen):
-                        return True
-                elif "\t" in item:
-                    return True
-    return False
-
-
-def tangle_page(chunks, name, keep_tabs):
-    """What notangle would print for chunk name, built from the page."""
-    return expand(chunks, name, keep_tabs) + "\n"
-
-
-def first_difference(got, want):
-    """A short description of where two texts first differ."""
-    a, b = got.split("\n"), want.split("\n")
-    for i in range(max(len(a), len(b))):
-        x = a[i] if i < len(a) else "<missing>"
-        y = b[i] if i < len(b) else "<missing>"
-        if x != y:
-            return "line %d: page %r, notangle %r" % (i + 1, x, y)
-    return "no difference"
-
-
-def notangle(nw, name, keep_tabs):
-    """Output of notangle [-t8] -R name on file nw.
-
-    Runs notangle's own two stages (markup | nt) without its shell script,
-    whose eval cannot pass a chunk name holding a single quote.
-    """
-    if os.path.basename(NOTANGLE) != "notangle" or "'" not in name:
-        cmd = [NOTANGLE] + (["-t8"] if keep_tabs else []) + ["-R" + name, nw]
-        res = subprocess.run(cmd, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-        return res.stdout.decode("utf-8")
-    markup = subprocess.run([os.path.join(NOWEB_LIB, "markup")] +
-                            (["-t"] if keep_tabs else []) + [nw],
-                            stdout=subprocess.PIPE, check=True)
-    res = subprocess.run([os.path.join(NOWEB_LIB, "nt")] +
-                         (["-t8"] if keep_tabs else []) + ["-R" + name],
-                         input=markup.stdout, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
-    return res.stdout.decode("utf-8")
-
-
-def chunk_names(nw):
-    """Names of all chunks defined in nw, from noweb's markup stage."""
-    res = subprocess.run([os.path.join(NOWEB_LIB, "markup"), nw], stdout=subprocess.PIPE,
-                         check=True)
-    return {line[6:] for line in res.stdout.decode("utf-8").split("\n")
-            if line.startswith("@defn ")}
+def source_chunks(nw):
+    """{name: [definition]} as noweb's markup reads nw (tabs kept): each
+    definition a list of lines of str and Use items."""
+    res = subprocess.run([os.path.join(NOWEB_LIB, "markup"), "-t", nw],
+                         stdout=subprocess.PIPE, check=True)
+    chunks, lines = {}, None
+    for raw in res.stdout.decode("utf-8").split("\n"):
+        kw, _, arg = raw.partition(" ")
+        if kw == "@begin" and arg.startswith("code"):
+            lines, name = None, None
+        elif kw == "@defn":
+            name, lines = arg, []
+        elif lines is None:
+            continue
+        elif kw == "@nl":
+            lines.append([])
+        elif kw in ("@text", "@use") and lines:
+            lines[-1].append(Use(arg) if kw == "@use" else arg)
+        elif kw == "@end":
+            chunks.setdefault(name, []).append(lines[:-1] if lines and
+                                               not lines[-1] else lines)
+            lines = None
+    return chunks
 
 
 def roundtrip(html_text, nw):
-    """Compare every chunk on the page with notangle; return problems."""
-    chunks = read_chunks(html_text)
+    """Problems where the chunks on a page differ from noweb's reading of
+    nw: the same names, and each definition line for line."""
+    page, src = read_chunks(html_text), source_chunks(nw)
     problems = []
-    expected = chunk_names(nw)
-    if set(chunks) != expected:
-        problems.append("chunk names differ: only on page %s, only in source %s"
-                        % (sorted(set(chunks) - expected),
-                           sorted(expected - set(chunks))))
-    for name in sorted(set(chunks) & expected):
-        modes = (True,) if has_tab(chunks, name) else (True, False)
-        for keep_tabs in modes:
-            want = notangle(nw, name, keep_tabs)
-            got = tangle_page(chunks, name, keep_tabs)
-            if got != want:
-                problems.append("chunk %r (notangle%s): %s" % (
-                    name, " -t8" if keep_tabs else "",
-                    first_difference(got, want)))
+    if set(page) != set(src):
+        problems.append("chunk names differ: only on page %s, only in "
+                        "source %s" % (sorted(set(page) - set(src)),
+                                       sorted(set(src) - set(page))))
+    for name in sorted(set(page) & set(src)):
+        for i, (a, b) in enumerate(zip(page[name], src[name])):
+            a, b = normal(a), normal(b)
+            if a != b:
+                at = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y),
+                          min(len(a), len(b)))
+                problems.append("chunk %r part %d, line %d: page %r, source "
+                                "%r" % (name, i + 1, at + 1, a[at:at + 1],
+                                        b[at:at + 1]))
+        if len(page[name]) != len(src[name]):
+            problems.append("chunk %r: %d parts on the page, %d in the "
+                            "source" % (name, len(page[name]), len(src[name])))
     return problems
 
 

@@ -153,12 +153,17 @@ def sm80(a, fail):
             if r["total"] or role != "outside":
                 lines.append(f"    {role:7s} {r['total']:3d}  "
                              f"{fmt_forms(r['forms']) or '-'}")
+        if rec["mbarrier"]["piped"]:
+            lines.append("    (piped also holds, not cp.async: "
+                         f"{fmt_forms(rec['mbarrier']['piped'])})")
     for arch, rec in res["sass"].items():
         p, s = rec["piped"], rec["sync"]
         lines.append(f"  SASS {arch}: matmulTilePiped LDGSTS={p['LDGSTS']} "
                      f"LDG={p['LDG']} STS={p['STS']}; matmulTileSync "
                      f"LDGSTS={s['LDGSTS']} LDG={s['LDG']} STS={s['STS']} "
                      f"({'not fused' if s['LDGSTS'] == 0 else 'FUSED'})")
+        lines += [f"    {r:7s} {fmt_forms(rec[r]['forms']) or '-'}"
+                  for r in ("piped", "sync")]
     return res, lines
 
 
