@@ -31,10 +31,6 @@ class PipelineError(Exception):
     """Malformed noweb pipeline input."""
 
 
-# --------------------------------------------------------------------------
-# Reading the pipeline
-# --------------------------------------------------------------------------
-
 def parse(lines):
     """Split pipeline lines into (keyword, argument) pairs.
 
@@ -54,27 +50,17 @@ def parse(lines):
     return events
 
 
-def slug(text):
-    """Turn a chunk or identifier name into a readable HTML id fragment."""
-    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return s[:60].strip("-") or "x"
-
-
-class Ids:
-    """Hand out unique HTML ids made from readable names."""
-
-    def __init__(self):
-        self.used = set()
-
-    def make(self, prefix, name):
-        """Return a new id 'prefix-slug(name)', suffixed to keep it unique."""
-        base = prefix + "-" + slug(name)
-        candidate, n = base, 1
-        while candidate in self.used:
-            n += 1
-            candidate = "%s-%d" % (base, n)
-        self.used.add(candidate)
-        return candidate
+def new_id(used, prefix, name):
+    """A new HTML id "prefix-name", the name made readable and the id
+    suffixed -2, -3, ... until it is not in the set used (which it joins)."""
+    base = prefix + "-" + (re.sub(r"[^a-z0-9]+", "-", name.lower())
+                           .strip("-")[:60].strip("-") or "x")
+    candidate, n = base, 1
+    while candidate in used:
+        n += 1
+        candidate = "%s-%d" % (base, n)
+    used.add(candidate)
+    return candidate
 
 
 class Chunk:
@@ -165,6 +151,16 @@ def read_document(events):
                 chunk.lines[-1].append(("use", arg, target))
             elif mode == "docs":
                 docs.append("⟨%s⟩" % arg)
+        elif keyword in ("xref", "index") and arg.split(" ")[0] in (
+                "chunkbegin", "entrybegin"):
+            label, _, name = arg.partition(" ")[2].partition(" ")
+            entry = (label, name, [], [])
+            (chunklist if keyword == "xref" else index).append(entry)
+        elif keyword in ("xref", "index") and entry is not None and \
+                arg.split(" ")[0] in ("chunkdefn", "chunkuse", "entrydefn",
+                                      "entryuse"):
+            entry[2 if "defn" in arg.split(" ")[0] else 3].append(
+                arg.partition(" ")[2])
         elif keyword == "xref":
             sub, _, rest = arg.partition(" ")
             if sub == "label" and mode == "code" and chunk.name is None:
@@ -179,14 +175,6 @@ def read_document(events):
                 chunk.prevdef = rest
             elif sub == "useitem" and chunk is not None:
                 chunk.usedin.append(rest)
-            elif sub == "chunkbegin":
-                label, _, name = rest.partition(" ")
-                entry = (label, name, [], [])
-                chunklist.append(entry)
-            elif sub == "chunkdefn" and entry is not None:
-                entry[2].append(rest)
-            elif sub == "chunkuse" and entry is not None:
-                entry[3].append(rest)
         elif keyword == "index":
             sub, _, rest = arg.partition(" ")
             if sub == "use" and mode == "code":
@@ -195,22 +183,10 @@ def read_document(events):
                 chunk.defines.append(rest)
             elif sub == "useitem" and chunk is not None:
                 chunk.uses.append(rest)
-            elif sub == "entrybegin":
-                label, _, name = rest.partition(" ")
-                entry = (label, name, [], [])
-                index.append(entry)
-            elif sub == "entrydefn" and entry is not None:
-                entry[2].append(rest)
-            elif sub == "entryuse" and entry is not None:
-                entry[3].append(rest)
         # @file, @header, @trailer, @line, @language, @literal and unknown
         # keywords carry nothing this back end shows.
     return parts, chunklist, index
 
-
-# --------------------------------------------------------------------------
-# Markdown and HTML helpers
-# --------------------------------------------------------------------------
 
 def code_span(text):
     """Return a Pandoc inline code span that shows text exactly."""
@@ -239,11 +215,10 @@ def name_html(name):
     return "⟨" + "".join(out) + "⟩"
 
 
-# --------------------------------------------------------------------------
-# Highlighting: Pygments, with its short CSS classes (k, kt, nf, c1, cp, mi...)
-# --------------------------------------------------------------------------
-
+# Highlighting: Pygments, with its short CSS classes (k, kt, nf, c1, cp, mi..)
 LEXERS = {"c": CLexer, "cpp": CppLexer, "cuda": CudaLexer}
+LANGUAGE = {"cu": "cuda", "cuh": "cuda", "c": "c", "h": "c", "cc": "cpp",
+            "cpp": "cpp", "cxx": "cpp", "hpp": "cpp", "hh": "cpp"}
 # Token classes left without a <span>: plain text, names, punctuation,
 # operators and the placeholder that stands for a chunk use.
 PLAIN = {"", "w", "n", "p", "o", "err"}
@@ -269,17 +244,13 @@ def classify(text, lang):
     return classes
 
 
-# --------------------------------------------------------------------------
-# Writing
-# --------------------------------------------------------------------------
-
 class Weaver:
     """Turns the parsed document into Pandoc Markdown."""
 
     def __init__(self, parts, chunklist, index, with_index=True):
         self.parts, self.chunklist, self.index = parts, chunklist, index
         self.with_index = with_index
-        self.ids = Ids()
+        self.ids = set()
         self.anchor = {}          # noweb label -> our HTML id
         self.name_of = {}         # noweb label -> chunk name
         self.first_label = {}     # chunk name -> label of first definition
@@ -289,10 +260,10 @@ class Weaver:
         for c in chunks:
             prefix = "nw" if c.name not in self.first_label else "nwc"
             self.first_label.setdefault(c.name, c.label)
-            self.anchor[c.label] = self.ids.make(prefix, c.name)
+            self.anchor[c.label] = new_id(self.ids, prefix, c.name)
             self.name_of[c.label] = c.name
         for label, name, _, _ in index:
-            self.ident_id[name] = self.ids.make("id", name)
+            self.ident_id[name] = new_id(self.ids, "id", name)
         self.assign_languages(chunks)
 
     def assign_languages(self, chunks):
@@ -306,7 +277,8 @@ class Weaver:
                               if k == "use"]
         used = {u for us in graph.values() for u in us}
         for root in [n for n in order if n not in used]:
-            lang = language_of_file(root)
+            lang = LANGUAGE.get(root.rsplit(".", 1)[-1].lower()
+                                if "." in root else "", "text")
             stack = [root]
             while stack:
                 n = stack.pop()
@@ -460,18 +432,6 @@ def highlight(text, classes):
 def raw_block(content):
     """Wrap HTML in a Pandoc raw block; esc() keeps backticks out of it."""
     return "```{=html}\n" + content + "\n```\n"
-
-
-def language_of_file(name):
-    """Language of a root chunk, from its file name."""
-    ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
-    if ext in ("cu", "cuh"):
-        return "cuda"
-    if ext in ("c", "h"):
-        return "c"
-    if ext in ("cc", "cpp", "cxx", "hpp", "hh"):
-        return "cpp"
-    return "text"
 
 
 def main(argv):
