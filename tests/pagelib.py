@@ -6,6 +6,7 @@ where TEXT holds chunk uses as <a class="nwuse" data-chunk="USED"> (or
 <span class="nwuse"> when the used chunk is undefined).
 """
 
+import html
 import html.parser
 import os
 import re
@@ -31,78 +32,22 @@ class Use:
         return "Use(%r)" % self.name
 
 
-class ChunkReader(html.parser.HTMLParser):
-    """Collect every chunk definition on a page, in page order."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.defs = []          # [(name, [str | Use])]
-        self.stack = []         # open tags: (tag, role)
-        self.current = None     # items of the chunk being read
-        self.in_code = False
-        self.skip = 0           # depth inside an nwuse element
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        classes = (a.get("class") or "").split()
-        role = None
-        if tag == "div" and "nwchunk" in classes:
-            self.current = []
-            self.defs.append((a.get("data-chunk"), self.current))
-            role = "chunk"
-        elif tag == "pre" and "nwcode" in classes and self.current is not None:
-            self.in_code = True
-            role = "code"
-        elif self.in_code and "nwuse" in classes and not self.skip:
-            self.current.append(Use(a.get("data-chunk")))
-            self.skip = 1
-            role = "use"
-        elif self.skip:
-            self.skip += 1
-        self.stack.append((tag, role))
-
-    def handle_endtag(self, tag):
-        while self.stack:
-            t, role = self.stack.pop()
-            if role == "use":
-                self.skip = 0
-            elif self.skip:
-                self.skip -= 1
-            if role == "code":
-                self.in_code = False
-            if role == "chunk":
-                self.current = None
-            if t == tag:
-                break
-
-    def handle_data(self, data):
-        if self.in_code and not self.skip and self.current is not None:
-            self.current.append(data)
+CHUNK = re.compile(r'<div class="nwchunk"[^>]*? data-chunk="([^"]*)".*?'
+                   r'<pre class="nwcode[^"]*"><code>(.*?)</code></pre>', re.S)
+USE = re.compile(r'<a class="nwuse" data-chunk="([^"]*)"[^>]*>.*?</a>')
 
 
 def read_chunks(html_text):
-    """Map chunk name -> list of definitions, each a list of lines of items."""
-    reader = ChunkReader()
-    reader.feed(html_text)
-    reader.close()
+    """{chunk name: [definition]} of a page, each definition a list of
+    lines, each line a list of str (code text) and Use items."""
     chunks = {}
-    for name, items in reader.defs:
-        lines, line = [], []
-        for item in items:
-            if isinstance(item, Use):
-                line.append(item)
-                continue
-            parts = item.split("\n")
-            for k, part in enumerate(parts):
-                if part:
-                    line.append(part)
-                if k < len(parts) - 1:
-                    lines.append(line)
-                    line = []
-        if line:
-            raise AssertionError("chunk %r: last line has no newline: %r"
-                                 % (name, line))
-        chunks.setdefault(name, []).append(lines)
+    for name, body in CHUNK.findall(html_text):
+        assert body.endswith("\n") or not body, "chunk %r: no final \\n" % name
+        lines = [[Use(html.unescape(x)) if i % 2 else
+                  html.unescape(re.sub(r"<[^>]+>", "", x))
+                  for i, x in enumerate(USE.split(raw))]
+                 for raw in body.split("\n")[:-1]]
+        chunks.setdefault(html.unescape(name), []).append(lines)
     return chunks
 
 
