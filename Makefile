@@ -2,17 +2,18 @@
 # into a CUDA program and woven into the lesson page. `make help` lists the
 # targets. Everything under build/ (and site/index.html) is generated.
 
-# ---- what a user may set ------------------------------------------------------
-# nvcc from PATH, else from the toolkit's usual home.
-NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc),nvcc)
-CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null))),/usr/local/cuda)
+# ---- what a user may set ----------------------------------------------------
+NVCC      ?= $(strip $(or $(shell command -v nvcc 2>/dev/null),\
+               $(wildcard /usr/local/cuda/bin/nvcc),nvcc))
+CUDA_HOME ?= $(strip $(or $(patsubst %/bin/nvcc,%,$(realpath \
+               $(shell command -v $(NVCC) 2>/dev/null))),/usr/local/cuda))
 ARCH      ?= sm_80
 STAGES    ?= 2
 NVCCFLAGS ?= -O3 -lineinfo
 CFLAGS    ?= -O3 -Wall -Wextra -Wpedantic
 RUN_ARGS  ?=
 JOBS      ?= 4
-# The system Python (Debian packages: python3-pygments, python3-pytest).
+# The system Python, with Debian's python3-pygments and python3-pytest.
 PYTHON    ?= /usr/bin/python3
 NOTANGLE  ?= notangle
 NOROOTS   ?= noroots
@@ -22,53 +23,58 @@ GNUPLOT   ?= gnuplot
 TIDY      ?= tidy
 CHROMIUM  ?= chromium
 CHROMEDRIVER ?= chromedriver
-# cuobjdump and the nvdisasm it runs are looked for once, when first needed.
-CUOBJDUMP ?= $(eval CUOBJDUMP := $$(shell CUDA_HOME='$(CUDA_HOME)' tools/compile/find-tool.sh cuobjdump))$(CUOBJDUMP)
-NVDISASM  ?= $(eval NVDISASM := $$(shell CUDA_HOME='$(CUDA_HOME)' tools/compile/find-tool.sh nvdisasm))$(NVDISASM)
+# Looked for once, when first needed (tools/compile/find-tool.sh).
+CUOBJDUMP ?= $(eval CUOBJDUMP := $$(shell $(FIND_TOOL) cuobjdump))$(CUOBJDUMP)
+NVDISASM  ?= $(eval NVDISASM := $$(shell $(FIND_TOOL) nvdisasm))$(NVDISASM)
 export NVCC CUDA_HOME PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY \
        CHROMIUM CHROMEDRIVER
 
-# ---- flags the program needs (added where used, never replaced by a user) ------
+# ---- flags the program needs: added where used, never a user's to replace ---
 NVCC_NEEDS := -std=c++17
 CC_NEEDS   := -std=c11 -fopenmp
-# The compile checks of `make check` treat every warning as an error.
+# What make check compiles, it compiles with every warning an error.
 WERROR     := -Werror all-warnings
 
 SHELL := /bin/sh
 .DELETE_ON_ERROR:
 .SUFFIXES:
 NEED := tools/lit/need.sh
-PY   := $(PYTHON) -B
+FIND_TOOL := CUDA_HOME='$(CUDA_HOME)' tools/compile/find-tool.sh
+PY := $(PYTHON) -B
 TEST := $(PY) -m pytest -q -p no:cacheprovider
 
-# ---- what the source holds ------------------------------------------------------
-NW       := day74.nw
-# The program: its files are downloads, and the source hash covers them.
-PROGRAM  := pipelined_gemm.cu kernels.h harness.h harness.c main.c
+# ---- what the source holds --------------------------------------------------
+NW      := day74.nw
+# The program: its files are the downloads, and the source hash covers them.
+PROGRAM := pipelined_gemm.cu kernels.h harness.h harness.c main.c
 # Kernel files that link with the harness, each a root NAME.cu giving the
 # binary build/<ARCH>-<STAGES>stages/NAME: one more name here adds one.
-KERNELS  := pipelined_gemm pitfalls/wrong-stage pitfalls/barrier-for-wait \
-            pitfalls/unmatched-commit
+KERNELS := pipelined_gemm pitfalls/wrong-stage pitfalls/barrier-for-wait \
+           pitfalls/unmatched-commit
 # Roots that must not compile (the pitfalls say why).
-REFUSED  := pitfalls/misaligned-copy
-ROOTS    := $(sort $(PROGRAM) $(addsuffix .cu,$(KERNELS) $(REFUSED)))
+REFUSED := pitfalls/misaligned-copy
+ROOTS   := $(sort $(PROGRAM) $(addsuffix .cu,$(KERNELS) $(REFUSED)))
 
 CONFIG := $(ARCH)-$(STAGES)stages
 OBJDIR := build/$(CONFIG)
 BIN    := $(OBJDIR)/pipelined_gemm
+BINS   := $(KERNELS:%=$(OBJDIR)/%)
 
 .PHONY: all deps setup tangle build run site facts plots sm80-check \
         stage-limits evidence-compile exercise evidence-gpu pitfalls \
         pitfalls-compile check clean help
-all: deps tangle build site ## tangle, build the program and weave the page (the default)
+## all: tangle, build the program, weave the page
+all: deps tangle build site
 
-help: ## list the targets a user types
+## help: list the targets a user types
+help:
 	@echo "Day 74: async copies and pipelines. Targets:"
-	@sed -n 's/^\([a-z0-9-]*\):.*## \(.*\)/  make \1\t\2/p' Makefile | expand -t 26
+	@sed -n 's/^## \([a-z0-9-]*\): /  make \1\t/p' Makefile | expand -t 26
 	@echo "Variables: NVCC=$(NVCC) ARCH=$(ARCH) STAGES=$(STAGES) CC=$(CC)"
 	@echo "  NVCCFLAGS=$(NVCCFLAGS) CFLAGS=$(CFLAGS) RUN_ARGS=$(RUN_ARGS)"
 
-setup: ## install the Debian packages this module needs (as root)
+## setup: install the Debian packages this module needs (as root)
+setup:
 	@tools/setup.sh
 
 deps: build/.deps-ok
@@ -76,12 +82,13 @@ build/.deps-ok: tools/setup.sh tools/compile/find-tool.sh
 	@tools/setup.sh --if-root
 	@mkdir -p build && touch $@
 
-# ---- tangle -------------------------------------------------------------------------
-# Each root twice: with #line directives (what the compilers read, so errors
-# name day74.nw's lines) and clean (what objects depend on, what readers
-# download and what the source hash covers: its timestamp moves only when
-# the code changes, so a prose edit recompiles nothing).
-tangle: $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h ## tangle day74.nw into build/ (C, CUDA, clean copies)
+# ---- tangle -----------------------------------------------------------------
+# Each root twice: with #line directives (what the compilers read, so their
+# messages name day74.nw's lines) and clean (what objects depend on and what
+# readers download: its timestamp moves only when the code changes, so a
+# prose edit recompiles nothing).
+## tangle: tangle day74.nw into build/
+tangle: $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h
 
 build/.roots-ok: $(NW) tools/lit/tangle.sh
 	@$(NEED) $(NOROOTS) noweb
@@ -92,89 +99,106 @@ $(ROOTS:%=build/%): build/%: $(NW) tools/lit/tangle.sh | build/.roots-ok
 	@$(NEED) $(NOTANGLE) noweb
 	@tools/lit/tangle.sh -L $(NW) $* $@
 
-$(ROOTS:%=build/clean/%): build/clean/%: $(NW) tools/lit/tangle.sh | build/.roots-ok
+$(ROOTS:%=build/clean/%): build/clean/%: $(NW) tools/lit/tangle.sh \
+    | build/.roots-ok
 	@$(NEED) $(NOTANGLE) noweb
 	@tools/lit/tangle.sh $(NW) $* $@
 
 # The sha256 of the clean program sources, which every binary and evidence
-# file carries; rewritten only when it changes.
+# file carries; each file rewritten only when it changes.
 build/source_hash.h build/source.sha256 &: $(PROGRAM:%=build/clean/%)
 	@set -e; h=$$(cat $^ | sha256sum | cut -d' ' -f1); \
 	 echo "$$h" > build/source.sha256.tmp; \
-	 printf '#define DAY74_SOURCE_HASH "%s"\n' "$$h" > build/source_hash.h.tmp; \
+	 echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h.tmp; \
 	 for f in build/source.sha256 build/source_hash.h; do \
-	   if cmp -s $$f.tmp $$f; then rm -f $$f.tmp; else mv -f $$f.tmp $$f; fi; done
+	   cmp -s $$f.tmp $$f && rm -f $$f.tmp || mv -f $$f.tmp $$f; done
 
-# ---- build --------------------------------------------------------------------------
-build: $(BIN) ## build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
+# ---- build ------------------------------------------------------------------
+## build: build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
+build: $(BIN)
 	@ln -sfn $(CONFIG)/pipelined_gemm build/pipelined_gemm
-	@echo "built $(BIN) (ARCH=$(ARCH), STAGES=$(STAGES)); build/pipelined_gemm points to it"
+	@echo "built $(BIN) (ARCH=$(ARCH), STAGES=$(STAGES));" \
+	  "build/pipelined_gemm points to it"
 
-$(KERNELS:%=$(OBJDIR)/%.o): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h | build/%.cu build/kernels.h
+$(BINS:%=%.o): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
+    | build/%.cu build/kernels.h
 	@$(NEED) $(NVCC) nvcc cuda
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_NEEDS) $(NVCCFLAGS) -arch=$(ARCH) -DSTAGES=$(STAGES) -Ibuild -c build/$*.cu -o $@.tmp.o
+	$(NVCC) $(NVCC_NEEDS) $(NVCCFLAGS) -arch=$(ARCH) -DSTAGES=$(STAGES) \
+	  -Ibuild -c build/$*.cu -o $@.tmp.o
 	@mv -f $@.tmp.o $@
 
-$(OBJDIR)/main.o: build/clean/main.c build/clean/harness.h build/clean/kernels.h build/source_hash.h | build/main.c build/harness.h build/kernels.h
+$(OBJDIR)/main.o: build/clean/main.c build/clean/harness.h \
+    build/clean/kernels.h build/source_hash.h | build/main.c build/harness.h
 	@mkdir -p $(@D)
-	$(CC) $(CC_NEEDS) $(CFLAGS) -DDAY74_BUILD_ARCH='"$(ARCH)"' -Ibuild -I$(CUDA_HOME)/include -c build/main.c -o $@.tmp.o
+	$(CC) $(CC_NEEDS) $(CFLAGS) -DDAY74_BUILD_ARCH='"$(ARCH)"' -Ibuild \
+	  -I$(CUDA_HOME)/include -c build/main.c -o $@.tmp.o
 	@mv -f $@.tmp.o $@
 
-build/host/harness.o: build/clean/harness.c build/clean/harness.h | build/harness.c build/harness.h
+build/host/harness.o: build/clean/harness.c build/clean/harness.h \
+    | build/harness.c build/harness.h
 	@mkdir -p $(@D)
 	$(CC) $(CC_NEEDS) $(CFLAGS) -Ibuild -c build/harness.c -o $@.tmp.o
 	@mv -f $@.tmp.o $@
 
-$(KERNELS:%=$(OBJDIR)/%): $(OBJDIR)/%: $(OBJDIR)/%.o $(OBJDIR)/main.o build/host/harness.o
+$(BINS): %: %.o $(OBJDIR)/main.o build/host/harness.o
 	$(NVCC) -arch=$(ARCH) -o $@.tmp $^ -lcublas -Xcompiler -fopenmp
 	@mv -f $@.tmp $@
 
-# ---- run on a GPU ---------------------------------------------------------------------
-run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
+# ---- on a GPU ---------------------------------------------------------------
+## run: GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
+run: build
 	$(BIN) $(RUN_ARGS)
 
-exercise: deps tangle ## GPU: build STAGES=2,3,4 and run each at N=2048, the exercise's table
+## exercise: GPU: STAGES=2,3,4 at N=2048, the exercise's table
+exercise: deps tangle
 	@$(PY) -m tools.gpu.exercise --arch $(ARCH)
 
-evidence-gpu: deps tangle ## GPU: re-measure everything the page shows, into evidence/
+## evidence-gpu: GPU: re-measure everything the page shows
+evidence-gpu: deps tangle
 	@tools/gpu/evidence-gpu.sh evidence; rc=$$?; \
 	 $(PY) -m tools.gpu.gpu_facts evidence && exit $$rc
 
-pitfalls: deps $(KERNELS:%=$(OBJDIR)/%) build/$(REFUSED).cu ## build every pitfall variant and check it fails as the page says (GPU part needs a GPU)
+## pitfalls: check every pitfall fails as the page says (part needs a GPU)
+pitfalls: deps $(BINS) build/$(REFUSED).cu
 	@tools/gpu/pitfalls.sh --arch $(ARCH) --stages $(STAGES)
 
-pitfalls-compile: deps $(KERNELS:%=$(OBJDIR)/%) build/$(REFUSED).cu ## no GPU: the compile-only pitfall checks
+## pitfalls-compile: no GPU: the compile-only pitfall checks
+pitfalls-compile: deps $(BINS) build/$(REFUSED).cu
 	@tools/gpu/pitfalls.sh --arch $(ARCH) --stages $(STAGES) --compile-only
 
-# ---- compile checks and compile evidence (no GPU) ---------------------------------
+# ---- compile checks and compile evidence (no GPU) ---------------------------
 # Products in CHECK_DIR, one per ARCH-sSTAGES stem (e.g. sm_80-s2), each
-# compiled once with every warning an error; run-nvcc.sh keeps the exact
-# command (X.cmd) and the compiler's output beside it for the transcript.
-# The negative-control test points CHECK_CU at a variant of the kernel file.
+# compiled once; run-nvcc.sh keeps the command (X.cmd) and the compiler's
+# output beside it for the transcript. The negative-control test points
+# CHECK_CU (and CHECK_DEPS, CHECK_DIR) at a variant of the kernel file.
 CHECK_CU   ?= build/pipelined_gemm.cu
 CHECK_DEPS ?= build/clean/pipelined_gemm.cu build/clean/kernels.h
 CHECK_DIR  ?= build/checks/main
+CK := $(CHECK_DIR)
 PTX_ARCHES  := sm_75 sm_80 sm_90
 SASS_ARCHES := sm_80 sm_90
-LIMIT_STAGES := 2 3 4 5
-REFUSED_STAGES := 6
+DEPTHS      := 2 3 4 5
+TOO_DEEP    := 6
 # One stage of both tiles: (64*16 + 16*64) floats of 4 bytes.
 STAGE_BYTES := 8192
-CK := $(CHECK_DIR)
-ck_flags = -arch=$(word 1,$(subst -s, ,$1)) -DSTAGES=$(word 2,$(subst -s, ,$1)) \
+# -arch and -DSTAGES of a stem; past the exercise's 4, -DALLOW_DEEP_PIPELINE.
+ck_flags = -arch=$(word 1,$(subst -s, ,$1)) -DSTAGES=$(word 2,$(subst -s, ,$1))\
   $(if $(filter-out 2 3 4,$(word 2,$(subst -s, ,$1))),-DALLOW_DEEP_PIPELINE)
-CK_NVCC = $(NVCC) $(NVCC_NEEDS) $(NVCCFLAGS) $(WERROR) -Ibuild
-CK_TOOLS := tools/compile/checks.py tools/compile/asmscan.py tools/lit/litlib.py
+CK_NVCC  = tools/compile/run-nvcc.sh $1 -- $(NVCC) $(NVCC_NEEDS) $(NVCCFLAGS) \
+           $(WERROR) -Ibuild $(call ck_flags,$2)
+CK_TOOLS := tools/compile/checks.py tools/lit/litlib.py
+CK_SRC   := $(CHECK_DEPS) tools/compile/run-nvcc.sh | $(CHECK_CU) \
+            build/kernels.h
 .PRECIOUS: $(CK)/%.ptx $(CK)/%.cubin $(CK)/%.sass
 
-$(CK)/%.ptx: $(CHECK_DEPS) tools/compile/run-nvcc.sh | $(CHECK_CU) build/kernels.h
+$(CK)/%.ptx: $(CK_SRC)
 	@$(NEED) $(NVCC) nvcc cuda
-	@tools/compile/run-nvcc.sh $@ $@.log -- $(CK_NVCC) $(call ck_flags,$*) -ptx $(CHECK_CU)
+	@$(call CK_NVCC,$@ $@.log,$*) -ptx $(CHECK_CU)
 
-$(CK)/%.cubin: $(CHECK_DEPS) tools/compile/run-nvcc.sh | $(CHECK_CU) build/kernels.h
+$(CK)/%.cubin: $(CK_SRC)
 	@$(NEED) $(NVCC) nvcc cuda
-	@tools/compile/run-nvcc.sh $@ $(CK)/$*.ptxas.txt -- $(CK_NVCC) $(call ck_flags,$*) -cubin -Xptxas -v $(CHECK_CU)
+	@$(call CK_NVCC,$@ $(CK)/$*.ptxas.txt,$*) -cubin -Xptxas -v $(CHECK_CU)
 
 $(CK)/%.sass: $(CK)/%.cubin
 	@$(NEED) $(CUOBJDUMP) nvidia-cuda-cuobjdump pip
@@ -183,65 +207,84 @@ $(CK)/%.sass: $(CK)/%.cubin
 	@PATH='$(dir $(NVDISASM))':"$$PATH" $(CUOBJDUMP) -sass $< > $@.tmp
 	@mv -f $@.tmp $@
 
-$(CK)/sm_80-s$(REFUSED_STAGES).refused: $(CHECK_DEPS) tools/compile/run-nvcc.sh | $(CHECK_CU) build/kernels.h
+$(CK)/sm_80-s$(TOO_DEEP).refused: $(CK_SRC)
 	@$(NEED) $(NVCC) nvcc cuda
-	@tools/compile/run-nvcc.sh --expect-fail $@ $@.log -- $(CK_NVCC) \
-	  $(call ck_flags,sm_80-s$(REFUSED_STAGES)) -cubin $(CHECK_CU)
+	@$(call CK_NVCC,--expect-fail $@ $@.log,sm_80-s$(TOO_DEEP)) -cubin \
+	  $(CHECK_CU)
 
-$(CK)/sm80-check-s%.json: $(CK_TOOLS) $(foreach a,$(PTX_ARCHES),$(CK)/$(a)-s%.ptx) $(foreach a,$(SASS_ARCHES),$(CK)/$(a)-s%.sass)
-	@$(PY) -m tools.compile.checks sm80 --dir $(CK) --stages $* --source $(CHECK_CU) \
-	  --ptx $(PTX_ARCHES) --sass $(SASS_ARCHES) --out $@ >/dev/null
+$(CK)/sm80-check-s%.json: $(CK_TOOLS) $(PTX_ARCHES:%=$(CK)/%-s%.ptx) \
+    $(SASS_ARCHES:%=$(CK)/%-s%.sass)
+	@$(PY) -m tools.compile.checks sm80 --dir $(CK) --stages $* \
+	  --source $(CHECK_CU) --ptx $(PTX_ARCHES) --sass $(SASS_ARCHES) \
+	  --out $@ >/dev/null
 
-$(CK)/stage-limits.json: $(CK_TOOLS) $(foreach a,$(SASS_ARCHES),$(foreach n,$(LIMIT_STAGES),$(CK)/$(a)-s$(n).cubin)) $(CK)/sm_80-s$(REFUSED_STAGES).refused
-	@$(PY) -m tools.compile.checks stages --dir $(CK) --refused $(CK)/sm_80-s$(REFUSED_STAGES).refused \
-	  --refused-stages $(REFUSED_STAGES) --arch $(SASS_ARCHES) --stages $(LIMIT_STAGES) \
-	  --tile-bytes $(STAGE_BYTES) --out $@ >/dev/null
+$(CK)/stage-limits.json: $(CK_TOOLS) $(CK)/sm_80-s$(TOO_DEEP).refused \
+    $(foreach a,$(SASS_ARCHES),$(DEPTHS:%=$(CK)/$(a)-s%.cubin))
+	@$(PY) -m tools.compile.checks stages --dir $(CK) --arch $(SASS_ARCHES) \
+	  --refused $(CK)/sm_80-s$(TOO_DEEP).refused --stages $(DEPTHS) \
+	  --refused-stages $(TOO_DEEP) --tile-bytes $(STAGE_BYTES) --out $@ \
+	  >/dev/null
 
-sm80-check: $(CK)/sm80-check-s$(STAGES).json ## no GPU: cp.async only in the piped kernel (PTX sm_75/80/90), LDGSTS in its SASS
+## sm80-check: no GPU: cp.async only in the piped kernel, LDGSTS in its SASS
+sm80-check: $(CK)/sm80-check-s$(STAGES).json
 	@cat $(CK)/sm80-check-s$(STAGES).txt
 
-stage-limits: $(CK)/stage-limits.json ## no GPU: shared memory per block for STAGES=2..5, and 6 refused
+## stage-limits: no GPU: shared memory for STAGES=2..5, 6 refused
+stage-limits: $(CK)/stage-limits.json
 	@cat $(CK)/stage-limits.txt
 
-evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json build/source.sha256 tools/compile/evidence.py ## no GPU: write evidence/compile-nvcc-<version>.{txt,facts.json}
-	@$(if $(filter build/pipelined_gemm.cu,$(CHECK_CU)),:,echo "evidence-compile: CHECK_CU=$(CHECK_CU) is not the lesson's program" >&2; exit 1)
+## evidence-compile: no GPU: write evidence/compile-nvcc-<version>.*
+evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
+    build/source.sha256 tools/compile/evidence.py
+	@$(if $(filter build/pipelined_gemm.cu,$(CHECK_CU)),,echo \
+	  "evidence-compile: $(CHECK_CU) is not the lesson's program" >&2; exit 1)
 	@$(NEED) $(NVCC) nvcc cuda
-	@$(PY) -m tools.compile.evidence --dir $(CK) --nvcc $(NVCC) --cuobjdump $(CUOBJDUMP) \
-	  --source-hash build/source.sha256 --ptx $(PTX_ARCHES) --sass $(SASS_ARCHES) \
-	  --stages $(LIMIT_STAGES) --refused-stages $(REFUSED_STAGES) --out-dir evidence
+	@$(PY) -m tools.compile.evidence --dir $(CK) --nvcc $(NVCC) \
+	  --cuobjdump $(CUOBJDUMP) --source-hash build/source.sha256 \
+	  --ptx $(PTX_ARCHES) --sass $(SASS_ARCHES) --stages $(DEPTHS) \
+	  --refused-stages $(TOO_DEEP) --out-dir evidence
 
-# ---- facts, plots and the page -----------------------------------------------------
-# The evidence folder itself is a prerequisite, so that removing a facts
-# file (which changes the folder) gathers again.
-build/facts.json: $(wildcard evidence/*.facts.json) evidence build/source.sha256 \
-    tools/facts/schema.tsv tools/facts/derive.py tools/lit/gather.py tools/lit/litlib.py
-	@$(PY) -m tools.lit.gather --schema tools/facts/schema.tsv --evidence evidence \
-	  --source-hash build/source.sha256 --derive tools.facts.derive --out $@
+# ---- facts, plots and the page ----------------------------------------------
+# The evidence folder itself is a prerequisite: removing a facts file
+# (which changes the folder) gathers again.
+build/facts.json: $(wildcard evidence/*.facts.json) evidence \
+    build/source.sha256 tools/facts/schema.tsv tools/facts/derive.py \
+    tools/lit/gather.py tools/lit/litlib.py
+	@$(PY) -m tools.lit.gather --schema tools/facts/schema.tsv \
+	  --evidence evidence --source-hash build/source.sha256 \
+	  --derive tools.facts.derive --out $@
 
-facts: build/facts.json ## gather evidence/*.facts.json into build/facts.json for the page
+## facts: gather evidence/*.facts.json for the page
+facts: build/facts.json
 
-# The plots read the first GPU's evidence in evidence/.
-GPU_EVIDENCE := $(patsubst %-run-sm_80.csv,%,$(firstword $(wildcard evidence/gpu-*-run-sm_80.csv)))
+# The plots draw the first GPU's evidence in evidence/.
+GPU := $(patsubst %-run-sm_80.csv,%,$(firstword \
+         $(wildcard evidence/gpu-*-run-sm_80.csv)))
 PLOTS := build/plots/gflops.svg build/plots/stages.svg
-build/plots/gflops.svg: $(wildcard $(GPU_EVIDENCE)-run-sm_80.csv)
-build/plots/stages.svg: $(wildcard $(GPU_EVIDENCE)-exercise.csv)
-build/plots/gflops.svg: DATA := run-sm_80.csv
-build/plots/stages.svg: DATA := exercise.csv
-$(PLOTS): build/plots/%.svg: tools/plots/%.gp tools/plots/plot.py tools/lit/litlib.py
+build/plots/gflops.svg: DATA := $(or $(GPU),evidence/none)-run-sm_80.csv
+build/plots/stages.svg: DATA := $(or $(GPU),evidence/none)-exercise.csv
+build/plots/gflops.svg: $(wildcard $(GPU)-run-sm_80.csv)
+build/plots/stages.svg: $(wildcard $(GPU)-exercise.csv)
+$(PLOTS): build/plots/%.svg: tools/plots/%.gp tools/plots/plot.py
 	@$(NEED) $(GNUPLOT) gnuplot-nox
-	@$(PY) -m tools.plots.plot $< $(or $(GPU_EVIDENCE),evidence/none)-$(DATA) $@
+	@$(PY) -m tools.plots.plot $< $(DATA) $@
 
-plots: $(PLOTS) ## draw the page's plots from evidence/ with gnuplot
+## plots: draw the page's plots from evidence/ with gnuplot
+plots: $(PLOTS)
 
 WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/facts.lua \
                tools/lit/divs.lua site/template.html site/style.css
-site: site/index.html $(PROGRAM:%=site/downloads/%) site/downloads/source_hash.h ## weave day74.nw into site/index.html (+ site/downloads/)
+## site: weave day74.nw into site/index.html
+site: site/index.html $(PROGRAM:%=site/downloads/%) \
+    site/downloads/source_hash.h
 
-site/index.html: $(NW) build/facts.json $(WEAVE_TOOLS) $(wildcard site/*.svg) $(PLOTS)
+site/index.html: $(NW) build/facts.json $(WEAVE_TOOLS) $(wildcard site/*.svg) \
+    $(PLOTS)
 	@$(NEED) $(NOWEAVE) noweb
 	@$(NEED) $(PANDOC) pandoc
 	@mkdir -p build/site
-	SITE_EXTRA_RESOURCES=build/plots tools/lit/weave.sh $(NW) build/facts.json build/site/index.html
+	SITE_EXTRA_RESOURCES=build/plots tools/lit/weave.sh $(NW) \
+	  build/facts.json build/site/index.html
 	mv build/site/index.html $@.tmp && mv $@.tmp $@
 
 site/downloads/%: build/clean/%
@@ -252,47 +295,57 @@ site/downloads/source_hash.h: build/source_hash.h
 	@mkdir -p $(@D)
 	cp $< $@.tmp && mv $@.tmp $@
 
-# ---- make check: every test that needs no GPU, all listed here -----------------------
+# ---- make check: every test that needs no GPU, all listed here --------------
 CHECKS := unit-test nogpu-test pitfalls-compile compile-test facts-test \
           page-test tangle-test robust-test
-check: deps ## run every test that needs no GPU (JOBS=4 at a time)
-	@$(MAKE) --no-print-directory -j$(JOBS) $(CHECKS)
+## check: run every test that needs no GPU (JOBS at a time)
+check: deps
+	@$(MAKE) --no-print-directory -Otarget -j$(JOBS) $(CHECKS)
 	@echo "make check: all passed: $(CHECKS)"
 
 .PHONY: $(CHECKS)
-unit-test: build/tests/test_harness ## cmocka unit tests of the harness's host code
+## unit-test: cmocka unit tests of the harness
+unit-test: build/tests/test_harness
 	@build/tests/test_harness
 
 # The test links the object `make build` links, so it tests that object.
-build/tests/test_harness: tests/unit/test_harness.c build/host/harness.o build/clean/harness.h | build/harness.h
+build/tests/test_harness: tests/unit/test_harness.c build/host/harness.o \
+    build/clean/harness.h | build/harness.h
 	@mkdir -p $(@D)
-	@[ -f /usr/include/cmocka.h ] || pkg-config --exists cmocka 2>/dev/null || \
-	  { echo "missing: cmocka.h; it comes from the Debian package libcmocka-dev" >&2; exit 1; }
-	$(CC) $(CC_NEEDS) -O1 -g -Wall -Wextra -Wpedantic -Werror $$(pkg-config --cflags cmocka 2>/dev/null) \
-	  -Ibuild -o $@.tmp tests/unit/test_harness.c build/host/harness.o \
-	  $$(pkg-config --libs cmocka 2>/dev/null || echo -lcmocka) -lm
+	@[ -f /usr/include/cmocka.h ] || pkg-config --exists cmocka || { echo \
+	  "missing: cmocka.h, from the Debian package libcmocka-dev" >&2; exit 1; }
+	$(CC) $(CC_NEEDS) -O1 -g -Wall -Wextra -Wpedantic -Werror -Ibuild \
+	  $$(pkg-config --cflags cmocka) -o $@.tmp tests/unit/test_harness.c \
+	  build/host/harness.o $$(pkg-config --libs cmocka || echo -lcmocka) -lm
 	@mv -f $@.tmp $@
 
-nogpu-test: $(BIN) ## the program's exit codes on a machine without a GPU
+## nogpu-test: the program's exit codes without a GPU
+nogpu-test: $(BIN)
 	@$(TEST) tests/test_nogpu.py --bin $(BIN)
 
-compile-test: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json ## sm80-check, its negative control and stage-limits, tested
+## compile-test: the compile checks, their negative control
+compile-test: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json
 	@$(TEST) tests/test_compile.py
 
-facts-test: ## the facts pipeline, the verdicts and the GPU facts parser, tested
+## facts-test: the facts pipeline, the verdicts, the GPU facts parser
+facts-test:
 	@$(TEST) tests/test_facts.py
 
-page-test: site ## the page: chunk round trip, browser, tidy, awkward input, fuzz; a second module
+## page-test: the page: round trip, browser, tidy, awkward input, fuzz
+page-test: site
 	@$(NEED) $(TIDY) tidy
 	@$(NEED) $(CHROMIUM) chromium
 	@$(NEED) $(CHROMEDRIVER) chromium-driver
 	@$(TEST) tests/test_page.py tests/test_second_module.py
 
-tangle-test: $(BIN) ## tangle and rebuild in a scratch copy: idempotent, prose edits, broken chunks
+## tangle-test: tangle and rebuild in a scratch copy
+tangle-test: $(BIN)
 	@$(TEST) tests/test_tangle.py
 
-robust-test: ## interrupted, full-disk, read-only, parallel builds and missing tools, in scratch copies
+## robust-test: interrupted, full-disk, read-only, parallel, missing tools
+robust-test:
 	@$(TEST) tests/test_robust.py
 
-clean: ## remove build/ and the generated page (never evidence/)
+## clean: remove build/ and the generated page (never evidence/)
+clean:
 	rm -rf build site/index.html site/downloads

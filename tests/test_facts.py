@@ -136,7 +136,7 @@ def test_conflicting_evidence(tmp_path):
     ("a derived name", lambda o: o["facts"].update({"smem.stages2": 1}),
      "derived"),
     ("another producer's fact", lambda o: o["facts"].update(
-        {"gpu.name": "x"}), "not given by compile"),
+        {"gpu.name": "x"}), "is gpu, not compile"),
     ("a bad meta.kind", lambda o: o["meta"].update({"kind": "guess"}),
      "meta.kind"),
     ("no source hash", lambda o: o["meta"].pop("source_sha256"),

@@ -1,31 +1,31 @@
-"""checks: what the compiler emitted, checked without a GPU.
+"""checks: what the compiler emitted for the lesson's kernels, no GPU needed.
 
 Usage (from the module's root):
-  python3 -m tools.compile.checks sm80 --dir DIR --stages N
-      [--ptx ARCH ...] [--sass ARCH ...] [--source FILE] --out FILE.json
-  python3 -m tools.compile.checks stages --dir DIR --refused FILE
+  python3 -m tools.compile.checks sm80 --dir DIR --stages N --out F.json
+      [--ptx ARCH ...] [--sass ARCH ...] [--source FILE]
+  python3 -m tools.compile.checks stages --dir DIR --refused FILE --out F.json
       [--arch ARCH ...] [--stages N ...] [--tile-bytes B] [--limit B]
-      [--refused-stages N] --out FILE.json
+      [--refused-stages N]
 
 sm80 reads DIR/ARCH-sN.ptx (nvcc -ptx) and DIR/ARCH-sN.sass (cuobjdump
 -sass) and asserts: below sm_80 the PTX holds no cp.async; from sm_80 on
-every cp.async sits in matmulTilePiped (none in matmulTileSync, none
-elsewhere) and matmulTilePiped holds a global-to-shared copy (the
-pipeline's own cp.async.mbarrier.arrive proves nothing); the SASS of
-matmulTilePiped holds LDGSTS. It records, without asserting, each form
-per kernel and how many LDGSTS ptxas put in matmulTileSync (fusion).
+every cp.async sits in a piped kernel (none in a sync kernel, none
+elsewhere), which holds a global-to-shared copy (the pipeline's own
+cp.async.mbarrier.arrive proves nothing); its SASS holds LDGSTS. It records
+each form per kernel and the LDGSTS ptxas put in the sync kernel (fusion).
 
-stages reads DIR/ARCH-sN.ptxas.txt (nvcc -Xptxas -v) per depth and the
-refused compile's record FILE ("exit=N", then the compiler's output) and
-asserts: both kernels reported at every depth; matmulTilePiped grows by
-one constant step per stage, --tile-bytes (8192) plus at most
-MAX_STATE_STEP bytes of pipeline state; every depth within --limit
-(49152); matmulTileSync constant; the refused depth stopped by the
-static_assert naming the 48 KiB ceiling.
+stages reads DIR/ARCH-sN.ptxas.txt (nvcc -Xptxas -v) per depth and FILE,
+the refused compile's record ("exit=N", then the compiler's output), and
+asserts: both kernels reported at every depth; the piped kernel grows by
+one constant step, --tile-bytes plus at most MAX_STATE_STEP bytes of
+pipeline state; every depth within --limit; the sync kernel constant; the
+refused depth stopped by the static_assert naming the 48 KiB ceiling.
 
-Each writes its findings as JSON to --out and a summary to the .txt beside
-it (temporary names, then renames) and to stdout. Exit: 0 all hold; 1 an
-assertion failed (lines "<check>: FAIL ..."); 2 usage or unreadable input.
+Kernels are told apart by name: matmul...Piped and matmul...Sync, so a
+second kernel pair joins the checks as it is. Each check writes JSON to
+--out and a summary to the .txt beside it (temporary names, renames) and
+to stdout. Exit: 0 all hold; 1 an assertion failed ("CHECK: FAIL ...");
+2 usage or unreadable input.
 """
 
 import argparse
@@ -33,59 +33,199 @@ import json
 import os
 import re
 import sys
+from collections import Counter
 
-from tools.compile import asmscan
-from tools.compile.asmscan import fmt_forms
 from tools.lit import litlib
 
+PIPED, SYNC = "matmulTilePiped", "matmulTileSync"
+ROLE = re.compile(r"matmul\w*?(Piped|Sync)")
 FAMILIES = ("copy", "mbarrier_arrive", "commit_group", "wait_group",
             "wait_all", "other")
 MAX_STATE_STEP = 64
+# A PTX function header (".visible .entry NAME(", ".func (.param..) NAME(").
+PTX_HEADER = re.compile(
+    r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b(.*)$")
+PTX_NAME = re.compile(r"([A-Za-z_$%][\w$%]*)\s*(?:\(|$)")
+# The global-to-shared copy forms: .ca/.cg, with or without ::cta, and bulk.
+COPY = re.compile(r"^cp\.async\.(?:(?:ca|cg)\.shared(?:::\w+)?\.global"
+                  r"|bulk\.shared(?:::\w+)?\.global)")
+# A SASS line: /*0120*/   @!P0 LDGSTS.E.BYPASS.128 [R3], [R4.64] ;
+SASS_INSN = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/\s+(?:@!?U?P\w+\s+)?"
+                       r"([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
+PTXAS_ENTRY = re.compile(
+    r"ptxas info\s*: Compiling entry function '([^']+)' for '(\w+)'")
+PTXAS_SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill "
+                         r"stores, (\d+) bytes spill loads")
+PTXAS_USED = re.compile(r"ptxas info\s*: Used (\d+) registers(.*)$")
 
 
-def arch_number(arch):
-    """"sm_80" -> 80; ValueError for anything else."""
-    m = re.fullmatch(r"sm_(\d+)[a-z]?", arch)
-    if not m:
-        raise ValueError("not an architecture name like sm_80: " + arch)
-    return int(m.group(1))
+def kernel_role(name):
+    """"piped", "sync" or "outside" for a (mangled) function name or None;
+    a name matching both roles counts as "outside"."""
+    roles = {m.lower() for m in ROLE.findall(name or "")}
+    return roles.pop() if len(roles) == 1 else "outside"
+
+
+def by_role(per_function):
+    """{function: value} regrouped as {role: [(function, value)]}."""
+    out = {"piped": [], "sync": [], "outside": []}
+    for name, value in sorted(per_function.items()):
+        out[kernel_role(name)].append((name, value))
+    return out
+
+
+def fmt_forms(forms):
+    """"2 x A, 1 x B" for a {form: count} dict ("" when empty)."""
+    return ", ".join(f"{n} x {k}" for k, n in sorted(forms.items()))
+
+
+def ptx_count(text, prefix="cp.async"):
+    """Count the instructions whose mnemonic starts with prefix in PTX text.
+
+    Returns {"functions": {name: {form: count}}, "outside": {form: count},
+    "grep_lines": lines containing prefix anywhere (what grep -c counts)}.
+    A form is the mnemonic with its qualifiers ("cp.async.cg.shared.global").
+    Comments never count; statements are split at ';', '{' and '}' (inline
+    asm puts several on a line) and lose any "@%p" guard. Every function
+    appears, if only with {}. Raises ValueError when braces do not balance.
+    """
+    functions, outside = {}, Counter()
+    grep_lines, current, pending, depth, in_comment = 0, None, None, 0, False
+    for raw in text.splitlines():
+        grep_lines += prefix in raw
+        line = raw
+        if in_comment:
+            if "*/" not in line:
+                continue
+            line, in_comment = line[line.index("*/") + 2:], False
+        line = re.sub(r"/\*.*?\*/", " ", line)
+        if "/*" in line:
+            line, in_comment = line[:line.index("/*")], True
+        line = line.split("//", 1)[0]
+        m = PTX_HEADER.match(line) if depth == 0 else None
+        if m:   # a .func may declare its return parameter first
+            n = PTX_NAME.search(re.sub(r"^\s*\([^)]*\)", "", m.group(2)))
+            pending = n.group(1) if n else None
+            if pending:
+                functions.setdefault(pending, Counter())
+        for stmt in re.split(r"[;{}]", line) if prefix in line else ():
+            op = (re.sub(r"^@!?%?\w+\s+", "", stmt.strip()).split() or [""])[0]
+            if op.startswith(prefix):
+                (functions[current] if depth and current else outside)[op] += 1
+        opened, closed = line.count("{"), line.count("}")
+        if depth == 0 and pending and ";" in line and not opened:
+            if not functions[pending]:   # a declaration without a body
+                del functions[pending]
+            pending = None
+        if depth == 0 and opened and pending:
+            current, pending = pending, None
+        depth += opened - closed
+        if depth < 0:
+            raise ValueError("unbalanced braces in PTX (more '}' than '{')")
+        if depth == 0 and closed:
+            current = None
+    if depth or in_comment:
+        raise ValueError("PTX ends inside a function or a comment")
+    return {"functions": {k: dict(v) for k, v in functions.items()},
+            "outside": dict(outside), "grep_lines": grep_lines}
+
+
+def form_family(form):
+    """The family of a cp.async form: copy (global to shared),
+    mbarrier_arrive, commit_group, wait_group, wait_all or other."""
+    if COPY.match(form):
+        return "copy"
+    for fam in ("mbarrier.arrive", "commit_group", "wait_group", "wait_all"):
+        if form.startswith("cp.async." + fam):
+            return fam.replace(".", "_")
+    return "other"
+
+
+def sass_opcodes(text):
+    """Opcodes per function of a `cuobjdump -sass` listing.
+
+    Returns {"arch": "sm_80" or None, "functions": {name: {"opcodes":
+    {LDGSTS: n}, "forms": {LDGSTS.E.BYPASS.128: n}}}}. Raises ValueError
+    when the listing names no function (a failed disassembly).
+    """
+    arch, current, functions = None, None, {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*code for (sm_\d+\w*)", line)
+        arch = arch or (m and m.group(1))
+        m = re.match(r"^\s*Function\s*:\s*(\S+)", line)
+        if m:
+            current = functions.setdefault(m.group(1), {
+                "opcodes": Counter(), "forms": Counter()})
+            continue
+        m = SASS_INSN.match(line)
+        if m and current is not None:
+            current["forms"][m.group(1)] += 1
+            current["opcodes"][m.group(1).split(".")[0]] += 1
+    if not functions:
+        raise ValueError("no 'Function :' in the SASS (did cuobjdump fail?)")
+    return {"arch": arch, "functions": {k: {x: dict(v[x]) for x in v}
+                                        for k, v in functions.items()}}
+
+
+def ptxas_report(text):
+    """Resource use per kernel in `nvcc -Xptxas -v` output: {name: {"arch",
+    "registers", "smem_bytes", "stack_bytes", "spill_store_bytes",
+    "spill_load_bytes"}} (counts, bytes). Raises ValueError for a kernel
+    without a "Used N registers" line (a truncated report)."""
+    kernels, current = {}, None
+    for line in text.splitlines():
+        m = PTXAS_ENTRY.search(line)
+        if m:
+            current = kernels[m.group(1)] = {
+                "arch": m.group(2), "stack_bytes": 0, "spill_store_bytes": 0,
+                "spill_load_bytes": 0}
+        elif current is not None and PTXAS_SPILL.search(line):
+            (current["stack_bytes"], current["spill_store_bytes"],
+             current["spill_load_bytes"]) = map(
+                 int, PTXAS_SPILL.search(line).groups())
+        elif current is not None and PTXAS_USED.search(line):
+            m = PTXAS_USED.search(line)
+            smem = re.search(r"(\d+) bytes smem", m.group(2))
+            current.update(registers=int(m.group(1)),
+                           smem_bytes=int(smem.group(1)) if smem else 0)
+            current = None
+    for name, k in kernels.items():
+        if "registers" not in k:
+            raise ValueError("ptxas report: no 'Used N registers' for " + name)
+    return kernels
 
 
 def summarise(entries):
     """{"names", "forms", "families", "total"} of [(name, {form: n})]."""
-    forms = {}
+    forms = Counter()
     for _, f in entries:
-        for k, v in f.items():
-            forms[k] = forms.get(k, 0) + v
+        forms.update(f)
     fam = dict.fromkeys(FAMILIES, 0)
     for k, v in forms.items():
-        fam[asmscan.form_family(k)] += v
+        fam[form_family(k)] += v
     return {"names": [n for n, _ in entries], "families": fam,
             "forms": dict(sorted(forms.items())), "total": sum(forms.values())}
 
 
 def check_ptx(arch, text, fail):
-    """Count and check the cp.async of one PTX file; fail(msg) per finding.
-
-    Returns the record stored in the JSON for this arch.
-    """
-    scan = asmscan.ptx_cp_async(text)
-    roles = asmscan.by_role(scan["functions"])
+    """The cp.async of one PTX file, counted and checked; fail(message)
+    for each finding. Returns the record stored in the JSON."""
+    scan = ptx_count(text)
+    roles = by_role(scan["functions"])
     rec = {r: summarise(roles[r]) for r in ("piped", "sync")}
-    out = summarise(roles["outside"] + [("(outside any function)",
-                                        scan["outside"])])
+    out = summarise(roles["outside"] + [("", scan["outside"])])
     out["names"] = [n for n, f in roles["outside"] if f] + (
         ["(outside any function)"] if scan["outside"] else [])
     rec.update(outside=out, grep_lines=scan["grep_lines"],
                total=sum(rec[r]["total"] for r in ("piped", "sync")) +
                out["total"])
-    mb = asmscan.by_role(asmscan.ptx_cp_async(text, "mbarrier.")["functions"])
+    mb = by_role(ptx_count(text, "mbarrier.")["functions"])
     rec["mbarrier"] = {r: summarise(mb[r])["forms"] for r in ("piped", "sync")}
-    for role, name in (("piped", asmscan.PIPED), ("sync", asmscan.SYNC)):
+    for role, name in (("piped", PIPED), ("sync", SYNC)):
         if not rec[role]["names"]:
             fail(f"{arch} PTX: no function named like {name}; is this the "
                  "lesson's program?")
-    if arch_number(arch) < 80:
+    if int(re.sub(r"\D", "", arch) or 0) < 80:
         if rec["total"]:
             where = "; ".join(f"{r}: {fmt_forms(rec[r]['forms'])}" for r in
                               ("piped", "sync", "outside") if rec[r]["total"])
@@ -108,21 +248,19 @@ def check_ptx(arch, text, fail):
 
 
 def check_sass(arch, text, fail):
-    """LDGSTS, LDG and STS per kernel in one SASS listing; fail(msg) each
-    finding. Returns {"piped": {...}, "sync": {...}}."""
-    scan = asmscan.sass_opcodes(text)
+    """LDGSTS, LDG and STS per kernel of one SASS listing; fail(message)
+    for each finding. Returns {"piped": {...}, "sync": {...}}."""
+    scan = sass_opcodes(text)
     if scan["arch"] and scan["arch"] != arch:
         fail(f"{arch} SASS: the listing is for {scan['arch']}, not {arch}")
-    roles = asmscan.by_role(scan["functions"])
-    rec = {}
-    for role, name in (("piped", asmscan.PIPED), ("sync", asmscan.SYNC)):
-        r = {"names": [n for n, _ in roles[role]], "forms": {}}
+    roles, rec = by_role(scan["functions"]), {}
+    for role, name in (("piped", PIPED), ("sync", SYNC)):
+        r = {"names": [n for n, _ in roles[role]], "forms": Counter()}
         for op in ("LDGSTS", "LDG", "STS"):
             r[op] = sum(f["opcodes"].get(op, 0) for _, f in roles[role])
         for _, f in roles[role]:
-            for full, n in f["forms"].items():
-                if full.split(".")[0] in ("LDGSTS", "LDG", "STS"):
-                    r["forms"][full] = r["forms"].get(full, 0) + n
+            r["forms"].update({k: n for k, n in f["forms"].items()
+                               if k.split(".")[0] in ("LDGSTS", "LDG", "STS")})
         r["forms"] = dict(sorted(r["forms"].items()))
         rec[role] = r
         if not r["names"]:
@@ -135,24 +273,23 @@ def check_sass(arch, text, fail):
 
 
 def sm80(a, fail):
-    """The sm80 check: returns (result dict, summary lines)."""
+    """The sm80 check of a's files: (result dict, summary lines)."""
     res = {"source": a.source, "stages": a.stages, "ptx": {}, "sass": {}}
+    path = os.path.join(a.dir, "{}-s%d.{}" % a.stages)
     for arch in a.ptx:
-        arch_number(arch)
-        text = litlib.read_text(os.path.join(a.dir, f"{arch}-s{a.stages}.ptx"))
-        res["ptx"][arch] = check_ptx(arch, text, fail)
+        res["ptx"][arch] = check_ptx(arch, litlib.read_text(
+            path.format(arch, "ptx")), fail)
     for arch in a.sass:
-        text = litlib.read_text(os.path.join(a.dir, f"{arch}-s{a.stages}.sass"))
-        res["sass"][arch] = check_sass(arch, text, fail)
+        res["sass"][arch] = check_sass(arch, litlib.read_text(
+            path.format(arch, "sass")), fail)
     lines = [f"sm80-check of {a.source} (STAGES={a.stages})"]
     for arch, rec in res["ptx"].items():
         lines.append(f"  PTX {arch}: {rec['total']} cp.async instruction(s) "
                      f"(lines containing 'cp.async': {rec['grep_lines']})")
-        for role in ("piped", "sync", "outside"):
-            r = rec[role]
-            if r["total"] or role != "outside":
-                lines.append(f"    {role:7s} {r['total']:3d}  "
-                             f"{fmt_forms(r['forms']) or '-'}")
+        lines += [f"    {r:7s} {rec[r]['total']:3d}  "
+                  f"{fmt_forms(rec[r]['forms']) or '-'}" for r in
+                  ("piped", "sync", "outside")
+                  if rec[r]["total"] or r != "outside"]
         if rec["mbarrier"]["piped"]:
             lines.append("    (piped also holds, not cp.async: "
                          f"{fmt_forms(rec['mbarrier']['piped'])})")
@@ -167,42 +304,34 @@ def sm80(a, fail):
     return res, lines
 
 
-def kernel_of(report, role):
-    """The one ptxas record of role "piped"/"sync" in a report, or None."""
-    hits = [v for k, v in report.items() if asmscan.kernel_role(k) == role]
-    return hits[0] if len(hits) == 1 else None
-
-
 def analyse_stages(reports, refused, tile, limit, fail):
-    """Check the per-depth ptxas reports and the refusal; fail(msg) each.
-
-    reports: {arch: {depth: ptxas_report dict}}; refused: (exit status,
-    compiler text); tile: bytes of one stage of tiles; limit: the static
-    ceiling in bytes. Returns the result dict (table, step, refusal).
-    """
+    """Check per-depth ptxas reports ({arch: {depth: ptxas_report}}) and
+    the refusal ((exit status, compiler text)) against tile (bytes of one
+    stage of tiles) and limit (bytes); fail(message) for each finding.
+    Returns the result dict (table, step, refusal)."""
     table, steps = {}, set()
     for arch, by_depth in reports.items():
         rows = {}
         for n in sorted(by_depth):
             rows[n] = {}
             for role in ("piped", "sync"):
-                k = kernel_of(by_depth[n], role)
-                if k is None:
+                ks = [k for name, k in by_depth[n].items()
+                      if kernel_role(name) == role]
+                if len(ks) != 1:
                     fail(f"{arch} STAGES={n}: no ptxas report for the {role}"
                          " kernel")
                     continue
-                rows[n][role] = {"smem_bytes": k["smem_bytes"],
-                                 "registers": k["registers"],
-                                 "spill_bytes": k["spill_store_bytes"] +
-                                 k["spill_load_bytes"]}
+                rows[n][role] = {"smem_bytes": ks[0]["smem_bytes"],
+                                 "registers": ks[0]["registers"],
+                                 "spill_bytes": ks[0]["spill_store_bytes"] +
+                                 ks[0]["spill_load_bytes"]}
         piped = [(n, r["piped"]["smem_bytes"]) for n, r in rows.items()
                  if "piped" in r]
         for (n0, b0), (n1, b1) in zip(piped, piped[1:]):
+            steps.add(b1 - b0)
             if n1 != n0 + 1:
                 fail(f"{arch}: depths {n0} and {n1} are not consecutive")
-                continue
-            steps.add(b1 - b0)
-            if not tile <= b1 - b0 <= tile + MAX_STATE_STEP:
+            elif not tile <= b1 - b0 <= tile + MAX_STATE_STEP:
                 fail(f"{arch}: matmulTilePiped goes from {b0} bytes at "
                      f"STAGES={n0} to {b1} at STAGES={n1}, a step of "
                      f"{b1 - b0}; one stage of tiles is {tile}, plus at most "
@@ -215,14 +344,14 @@ def analyse_stages(reports, refused, tile, limit, fail):
             if b > limit:
                 fail(f"{arch} STAGES={n}: {b} bytes exceed the {limit}-byte "
                      "static ceiling")
-        sync = {r["sync"]["smem_bytes"] for r in rows.values() if "sync" in r}
-        if len(sync) > 1:
-            fail(f"{arch}: matmulTileSync's shared memory changes with "
-                 f"STAGES: {sorted(sync)}")
+        if len({r["sync"]["smem_bytes"] for r in rows.values()
+                if "sync" in r}) > 1:
+            fail(f"{arch}: matmulTileSync's shared memory changes with STAGES")
         table[arch] = {str(n): r for n, r in rows.items()}
     step = steps.pop() if len(steps) == 1 else None
     status, text = refused
-    msgs = asmscan.static_assert_messages(text)
+    msgs = re.findall(r'static assertion failed with "((?:[^"\\]|\\.)*)"',
+                      text)
     ceiling = [m for m in msgs if "48 KiB" in m]
     if status == 0:
         fail("the deepest depth compiled (exit 0); it should be refused")
@@ -238,9 +367,9 @@ def analyse_stages(reports, refused, tile, limit, fail):
 
 
 def stages(a, fail):
-    """The stages check: returns (result dict, summary lines)."""
-    reports = {arch: {n: asmscan.ptxas_report(litlib.read_text(
-        os.path.join(a.dir, f"{arch}-s{n}.ptxas.txt"))) for n in a.stages}
+    """The stages check of a's files: (result dict, summary lines)."""
+    reports = {arch: {n: ptxas_report(litlib.read_text(os.path.join(
+        a.dir, f"{arch}-s{n}.ptxas.txt"))) for n in a.stages}
         for arch in a.arch}
     first, _, rest = litlib.read_text(a.refused).partition("\n")
     m = re.fullmatch(r"exit=(\d+)", first.strip())
@@ -253,12 +382,11 @@ def stages(a, fail):
     for arch, rows in res["table"].items():
         lines.append(f"  {arch}  STAGES  piped smem  piped regs  sync smem  "
                      f"(piped = STAGES x {a.tile_bytes} B + pipeline state)")
-        for n, row in rows.items():
-            p, s = row.get("piped", {}), row.get("sync", {})
-            lines.append(f"        {n:>6s}  {p.get('smem_bytes', '?'):>10}  "
-                         f"{p.get('registers', '?'):>10}  "
-                         f"{s.get('smem_bytes', '?'):>9}  state "
-                         f"{p.get('state_bytes', '?')} B")
+        lines += [f"        {n:>6s}  {p.get('smem_bytes', '?'):>10}  "
+                  f"{p.get('registers', '?'):>10}  "
+                  f"{s.get('smem_bytes', '?'):>9}  state "
+                  f"{p.get('state_bytes', '?')} B" for n, row in rows.items()
+                  for p, s in [(row.get("piped", {}), row.get("sync", {}))]]
     if res["step_bytes"] is not None:
         lines.append(f"  each stage adds {res['step_bytes']} bytes: "
                      f"{a.tile_bytes} of tiles, {res['state_step_bytes']} of "

@@ -1,50 +1,41 @@
-"""gather: collect the measured facts of a lesson into pandoc metadata.
+"""gather: the measured facts of a lesson, as pandoc metadata.
 
 Usage (from the module's root folder):
   python3 -m tools.lit.gather --schema SCHEMA.tsv --evidence DIR
       --source-hash FILE --out FACTS.json [--derive MODULE]
 
-Reads the schema (every legal fact name, its producer, how it is shown and
-what it means; format below) and every DIR/*.facts.json:
+Reads the schema and every DIR/*.facts.json:
+  {"meta": {"kind": PRODUCER, "source_sha256": HEX, "date": ...,
+            "transcript": "evidence/x.txt", ...},
+   "facts": {"a.number": 0.9448, "a.flag": true, "a.token": "held"}}
+Values are unrounded numbers, booleans or short tokens (one line, at most
+MAX_WORDS words): sentences belong in the lesson's source. MODULE's
+derive(facts, evidence), given {name: Fact} and the Evidence list, returns
+{name: (value, [names read])} in an order where each fact follows the
+derived facts it reads. Each value is then shown once, by its FORMAT, into
+OUT (JSON, which pandoc reads as YAML metadata; temporary name, rename):
+  {"facts_schema": {name: description},
+   "facts": {name: {"text": "0.945", "from": FILES, "stale": false}}}
+"from" names the files the value came from (all of a derived fact's
+inputs'); "stale" is true when they were made from other sources than the
+current hash. Of two files giving one fact, fresh wins over stale, then
+the later meta.date, then the later file name.
 
-  {"meta": {"kind": "<producer>", "source_sha256": "<64 hex>",
-            "date": "...", "transcript": "evidence/....txt", ...},
-   "facts": {"some.name": 0.9448, "other.name": true, "a.token": "held"}}
+Schema lines: NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION. PRODUCER is the
+meta.kind that may give the fact, "derived", or "=OTHER" for an old name
+showing fact OTHER. NAME may hold groups {a,b}: the line stands for each
+choice, and {1}, {2}... in the other fields name the choice of group 1, 2...
+FORMAT: "-" (as it is), a Python format with one field ("{:.3f}",
+"{:.1f} %", "nvcc {}"), or for a boolean "TRUE-TEXT|FALSE-TEXT".
 
-Values are unrounded numbers, booleans or short tokens (at most
-MAX_WORDS words, one line): sentences belong in the lesson's source.
-MODULE (e.g. tools.facts.derive) may compute further facts from these; its
-derive(facts, evidence) gets {name: Fact} and the Evidence list and returns
-{name: (value, [names of the facts it read])}, ordered so that a fact comes
-after the derived facts it reads.
-
-Each value is then shown once, by its schema FORMAT, and OUT is written
-(temporary name, then rename) as JSON, which pandoc reads as YAML metadata:
-
-  {"facts_schema": {"some.name": "description", ...},
-   "facts": {"some.name": {"text": "0.945", "from": "evidence/x.txt",
-                           "stale": false}, ...}}
-
-"from" names the files the value was read from (a derived fact names all of
-its inputs' files); "stale" is true when that evidence was made from other
-sources than the current source hash. When two files give one fact, fresh
-evidence wins over stale, then the later meta.date, then the later name.
-
-Schema lines: NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION. PRODUCER is
-the meta.kind of the evidence that may give the fact, "derived", or
-"=OTHER.NAME" for an old name that shows the fact OTHER.NAME. A NAME
-may hold brace groups {a,b}: the line stands for every combination, and
-{1}, {2}, ... in DESCRIPTION name the alternative of group 1, 2, ...
-FORMAT is "-" (shown as it is), a Python format with one field ("{:.3f}",
-"{:,.0f}", "{:.1f} %", "nvcc {}") or, for a boolean, "TRUE-TEXT|FALSE-TEXT".
-
-Exit: 0 written (stale evidence prints "gather: WARNING" lines); 1 an error
-("gather: error: ..."): unknown fact name (with the nearest legal names), a
-malformed facts.json or schema, a value that is not a short value or does
-not fit its format; 2 usage.
+Exit: 0 written (stale evidence gives "gather: WARNING" lines); 1 an error
+("gather: error: ..."): an unknown fact name (with the nearest ones), a
+malformed schema or facts.json, a value that is no short value or does not
+fit its format; 2 usage.
 """
 
 import argparse
+import collections
 import difflib
 import glob
 import importlib
@@ -67,30 +58,17 @@ class GatherError(Exception):
     """A problem that stops the gathering; its text is the user's message."""
 
 
-class Entry:
-    """One schema name: producer (str), fmt (str), desc (str)."""
-
-    def __init__(self, producer, fmt, desc):
-        self.producer, self.fmt, self.desc = producer, fmt, desc
+Entry = collections.namedtuple("Entry", "producer fmt desc")
+Fact = collections.namedtuple("Fact", "value sources stale")
 
 
-class Evidence:
+class Evidence(collections.namedtuple("Evidence", "path meta facts stale")):
     """One facts.json: path, meta (dict), facts ({name: value}), stale."""
-
-    def __init__(self, path, meta, facts, stale):
-        self.path, self.meta, self.facts, self.stale = path, meta, facts, stale
 
     @property
     def source(self):
         """The file a reader should open: the transcript if named."""
         return self.meta.get("transcript") or self.path
-
-
-class Fact:
-    """A value with its provenance: value, sources (file names), stale."""
-
-    def __init__(self, value, sources, stale):
-        self.value, self.sources, self.stale = value, tuple(sources), stale
 
 
 def expand_braces(name, desc):
@@ -218,8 +196,8 @@ def load_evidence(path, schema, current_hash):
             raise GatherError(f"{path}: unknown fact name {name!r} (not in "
                               f"the schema){hint}")
         if schema[name].producer != meta["kind"]:
-            raise GatherError(f"{path}: fact {name!r} is {schema[name].producer}"
-                              f", not given by {meta['kind']} evidence")
+            raise GatherError(f"{path}: fact {name!r} is "
+                              f"{schema[name].producer}, not {meta['kind']}")
         check_value(value, f"{path}: fact {name!r}")
     stale = (current_hash is None
              or meta["source_sha256"].strip().lower() != current_hash)
@@ -228,13 +206,14 @@ def load_evidence(path, schema, current_hash):
 
 def merge(evidence):
     """({name: Fact}, notes) from the Evidence list; see the docstring."""
-    ranked = sorted(evidence, key=lambda e: (not e.stale, e.meta["date"], e.path))
+    ranked = sorted(evidence, key=lambda e: (not e.stale, e.meta["date"],
+                                             e.path))
     facts, owner, notes = {}, {}, []
     for ev in ranked:
         for name, value in ev.facts.items():
             if name in owner:
                 notes.append(f"{name}: {ev.path} replaces {owner[name]}")
-            facts[name] = Fact(value, [ev.source], ev.stale)
+            facts[name] = Fact(value, (ev.source,), ev.stale)
             owner[name] = ev.path
     return facts, notes
 
@@ -253,7 +232,8 @@ def add_derived(module, facts, evidence, schema):
             raise GatherError(f"{module} made {name!r}, which the schema "
                               "does not list as derived")
         check_value(value, f"derived fact {name!r}")
-        sources = dict.fromkeys(s for i in inputs for s in facts[i].sources)
+        sources = tuple(dict.fromkeys(s for i in inputs
+                                      for s in facts[i].sources))
         facts[name] = Fact(value, sources, any(facts[i].stale for i in inputs))
 
 
