@@ -113,36 +113,8 @@ def test_tidy_demo_page(tmp_path, demo):
     assert tidy_problems(str(tmp_path / "demo.html")) == []
 
 
-BROWSER_JS = r"""
-const problems = [];
-for (const a of document.querySelectorAll('a[href^="#"]')) {
-  const id = decodeURIComponent(a.getAttribute('href').slice(1));
-  if (!id || !document.getElementById(id)) problems.push('no target #' + id);
-}
-for (const img of document.images) {
-  if (!img.complete || img.naturalWidth === 0)
-    problems.push('image does not load: ' + img.src.slice(0, 60));
-  if (!(img.getAttribute('alt') || '').trim())
-    problems.push('image without alt: ' + img.src.slice(0, 60));
-}
-for (const d of document.querySelectorAll('details'))
-  if (d.open) problems.push('details open: ' + d.textContent.slice(0, 40));
-const sw = document.documentElement.scrollWidth;
-if (sw > window.innerWidth) {
-  let widest = '';
-  for (const el of document.body.querySelectorAll('*')) {
-    const r = el.getBoundingClientRect();
-    if (r.right > window.innerWidth + 1 && !el.closest('pre, table')) {
-      widest = el.tagName + '.' + el.className + ' ' +
-               (el.textContent || '').slice(0, 40);
-      break;
-    }
-  }
-  problems.push('horizontal overflow: scrollWidth ' + sw + ' > ' +
-                window.innerWidth + ' ' + widest);
-}
-return {problems: problems, width: window.innerWidth};
-"""
+BROWSER_JS = os.path.join(P.FIXTURES, "..", "browser-check.js")
+
 
 
 @pytest.mark.parametrize("width", [375, 1280])
@@ -166,7 +138,8 @@ def test_browser(width):
             "width": width, "height": 900, "deviceScaleFactor": 1,
             "mobile": width < 600})
         driver.get("file://" + PAGE)
-        result = driver.execute_script(BROWSER_JS)
+        with open(BROWSER_JS) as f:
+            result = driver.execute_script(f.read())
         problems = list(result["problems"])
         if result["width"] != width:
             problems.append("viewport is %s px" % result["width"])

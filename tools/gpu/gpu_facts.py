@@ -2,16 +2,14 @@
 
 Usage: python3 -m tools.gpu.gpu_facts [EVIDENCE_DIR]   (default: evidence)
 
-Reads EVIDENCE_DIR/gpu-<gpu>-*.{txt,csv} of every GPU found there and writes
-EVIDENCE_DIR/gpu-<gpu>.facts.json (temporary name, then rename) for
-tools/lit/gather.py. Every value is as measured, unrounded: times in ms,
-rates in GFLOP/s, ratios piped/sync (< 1: the pipeline is faster), shared
-memory in bytes, counts, booleans and tokens. No verdicts and no sentences:
-tools/facts/derive.py judges, the lesson's prose words it.
-
-Each reader below handles one transcript; the tables name which column or
-provenance key becomes which fact. Exit: 0; 1 a transcript is missing or
-malformed (the message names it); 2 usage.
+Reads EVIDENCE_DIR/gpu-<gpu>-*.{txt,csv} of each GPU there and writes
+EVIDENCE_DIR/gpu-<gpu>.facts.json for tools/lit/gather.py (temporary name,
+rename). Values are as measured, unrounded: times in ms, rates in GFLOP/s,
+ratios piped/sync (< 1: the pipeline is faster), bytes, counts, booleans,
+tokens; no verdicts (tools/facts/derive.py) and no sentences (day74.nw).
+One reader per transcript; the tables say which CSV column or provenance
+key becomes which fact. Exit: 0; 1 a transcript is missing or malformed
+(named); 2 usage.
 """
 
 import csv
@@ -65,18 +63,11 @@ class EvidenceError(Exception):
     """A transcript is missing or not in the expected form."""
 
 
-def read(path):
-    """The text of path; EvidenceError when it cannot be read."""
+def read(path, csv_too=False):
+    """The text of path (or, csv_too, its (meta, rows) as a stamped CSV);
+    EvidenceError when it cannot be read."""
     try:
-        return litlib.read_text(path)
-    except OSError as e:
-        raise EvidenceError(str(e)) from e
-
-
-def read_csv(path):
-    """(meta, rows) of a stamped CSV; EvidenceError when unreadable."""
-    try:
-        return litlib.read_stamped_csv(path)
+        return (litlib.read_stamped_csv if csv_too else litlib.read_text)(path)
     except (OSError, ValueError) as e:
         raise EvidenceError(str(e)) from e
 
@@ -93,7 +84,7 @@ def run_facts(pre, facts):
     """The results tables of both builds and the card's properties."""
     for arch in ("sm_80", "sm_90"):
         path = f"{pre}-run-{arch}.csv"
-        meta, rows = read_csv(path)
+        meta, rows = read(path, True)
         for n in SIZES:
             row = row_for(rows, "n", n, path)
             for col, name in RUN_COLUMNS.items():
@@ -112,7 +103,7 @@ def spread_facts(pre, facts):
     """piped/sync at N = 2048 over the run and the separate processes."""
     ratios = [facts["run.sm_80.2048.ratio"]]
     for path in sorted(glob.glob(f"{pre}-spread-*.csv")):
-        ratios.append(row_for(read_csv(path)[1], "n", 2048, path)
+        ratios.append(row_for(read(path, True)[1], "n", 2048, path)
                       ["piped_over_sync"])
     if len(ratios) < 4:
         raise EvidenceError(f"{pre}-spread-*.csv: need 3 spread runs, "
@@ -125,7 +116,7 @@ def spread_facts(pre, facts):
 def exercise_facts(pre, facts):
     """The stage sweep, one fact per depth and column."""
     path = f"{pre}-exercise.csv"
-    rows = read_csv(path)[1]
+    rows = read(path, True)[1]
     if sorted(r["stages"] for r in rows) != [2, 3, 4]:
         raise EvidenceError(f"{path}: stage counts are not 2, 3, 4")
     for row in rows:
