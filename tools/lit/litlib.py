@@ -1,9 +1,6 @@
-"""litlib: helpers every tool of the literate toolchain shares.
-
-Course-generic: provenance headers ("# key: value" lines at the top of a
-transcript or CSV), atomic writes, numbers from text, and tool versions.
-Python 3 standard library only.
-"""
+"""litlib: what the literate toolchain's tools share (standard library
+only): provenance headers ("# key: value" lines at the top of a transcript
+or CSV), atomic writes, numbers from text and tool versions."""
 
 import csv
 import io
@@ -16,48 +13,38 @@ NVCC_VERSION = re.compile(r"release (\d+\.\d+), V(\d+\.\d+\.\d+)")
 
 
 def write_atomic(path, text):
-    """Write text (str, UTF-8) to path through a temporary file and a rename.
-
-    The temporary file sits beside path, so the rename is atomic: a reader
-    sees the old file or the new one, never half of either. Creates the
-    folder. Raises OSError (the temporary file is removed first).
-    """
+    """Write text (str) to path as UTF-8 through a temporary file beside it
+    and a rename, so a reader sees the old file or the new one, never half
+    of either. Creates the folder. Raises OSError (removing the temporary
+    file first)."""
     folder = os.path.dirname(path) or "."
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-",
-                               suffix="-" + os.path.basename(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+        os.remove(tmp)
         raise
 
 
 def read_text(path):
-    """The UTF-8 text of path. Raises OSError with the path in the message."""
+    """The UTF-8 text of path; OSError naming path when it cannot be read."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        with open(path, encoding="utf-8") as f:
+            return f.read()
     except OSError as e:
         raise OSError(f"{path}: {e.strerror}") from e
 
 
 def read_stamp(text):
-    """The provenance header of a transcript: {key: value} (both str).
-
-    text: the file's text. The header is the "# key: value" lines that
-    start the file (blank lines and "#" lines without a ": " may sit among
-    them); it ends at the first other line. Later keys win.
-    """
+    """{key: value} of the "# key: value" lines that start text (blank
+    lines and other "#" lines may sit among them; later keys win)."""
     meta = {}
     for line in text.splitlines():
-        if not line.strip():
-            continue
-        if not line.startswith("#"):
+        if line.strip() and not line.startswith("#"):
             break
         key, sep, value = line[1:].partition(": ")
         if sep and key.strip():
@@ -66,7 +53,7 @@ def read_stamp(text):
 
 
 def number(text):
-    """text as an int or a float when it is one, else the text unchanged."""
+    """text as an int or a float when it is one, else text unchanged."""
     for kind in (int, float):
         try:
             return kind(text)
@@ -76,30 +63,24 @@ def number(text):
 
 
 def read_stamped_csv(path):
-    """Read a CSV that starts with a provenance header.
-
-    Returns (meta, rows): meta as read_stamp gives it, rows a list of dicts
-    keyed by the header row, every cell passed through number(). Raises
-    ValueError naming path for a file with no header row or a ragged row,
-    OSError when it cannot be read.
-    """
+    """(meta, rows) of a CSV that starts with a provenance header: meta as
+    read_stamp gives it, rows as dicts by the header row with each cell
+    through number(). ValueError naming path for no header row or a ragged
+    row; OSError when it cannot be read."""
     text = read_text(path)
-    body = [l for l in text.splitlines() if l.strip() and not l.startswith("#")]
+    body = [l for l in text.splitlines() if l.strip() and l[0] != "#"]
     if not body:
         raise ValueError(f"{path}: no header row")
-    rows = []
-    for rec in csv.DictReader(io.StringIO("\n".join(body) + "\n")):
-        if None in rec or None in rec.values():
-            raise ValueError(f"{path}: ragged row {rec}")
-        rows.append({k: number(v) for k, v in rec.items()})
-    return read_stamp(text), rows
+    rows = list(csv.DictReader(io.StringIO("\n".join(body))))
+    if any(None in r or None in r.values() for r in rows):
+        raise ValueError(f"{path}: a row has too few or too many cells")
+    return read_stamp(text), [{k: number(v) for k, v in r.items()}
+                              for r in rows]
 
 
 def nvcc_version(text):
-    """(release, full) from `nvcc --version` text, e.g. ("13.0", "13.0.88").
-
-    Raises ValueError when the text holds no "release X.Y, VX.Y.Z".
-    """
+    """(release, full), e.g. ("13.0", "13.0.88"), from `nvcc --version`
+    text; ValueError when it holds no "release X.Y, VX.Y.Z"."""
     m = NVCC_VERSION.search(text)
     if not m:
         raise ValueError("no 'release X.Y, VX.Y.Z' in nvcc's version text")
@@ -107,7 +88,7 @@ def nvcc_version(text):
 
 
 def run_version(cmd):
-    """The stdout of `cmd --version` (str). Raises OSError when it fails."""
+    """The stdout of `cmd --version`; OSError when it cannot run or fails."""
     try:
         return subprocess.run([cmd, "--version"], check=True, text=True,
                               capture_output=True).stdout

@@ -2,11 +2,10 @@
 
 Usage: python3 -m tools.plots.plot SCRIPT.gp DATA.csv OUT.svg
 
-Runs gnuplot (GNUPLOT, default gnuplot) on SCRIPT with in=DATA, out=OUT
-and gpu=the card named in DATA's provenance header ("# gpu: ..."; for a
-CSV without one, the first gpu-*-run-sm_80.csv beside it). When DATA does
-not exist yet (no GPU evidence), writes a placeholder that says so and
-warns, so the page still builds. Writes through a temporary file.
+Runs gnuplot (GNUPLOT) on SCRIPT with in=DATA, out=OUT and gpu=the card in
+DATA's provenance header ("# gpu: ...") or a sibling run CSV's. Without
+DATA (no GPU evidence yet) it draws a placeholder saying so, with a
+warning, so the page still builds. Writes through a temporary file.
 Exit: 0 drawn; 1 gnuplot failed; 2 usage.
 """
 
@@ -28,16 +27,6 @@ PLACEHOLDER = (
     '</text></svg>\n')
 
 
-def gpu_of(data):
-    """The GPU name in data's header, or in a sibling run CSV's, or "?"."""
-    for path in [data] + sorted(glob.glob(os.path.join(
-            os.path.dirname(data), "gpu-*-run-sm_80.csv"))):
-        gpu = litlib.read_stamp(litlib.read_text(path)).get("gpu")
-        if gpu:
-            return gpu
-    return "?"
-
-
 def main(argv):
     """Draw the plot; returns the exit status."""
     if len(argv) != 3:
@@ -45,19 +34,22 @@ def main(argv):
         return 2
     script, data, out = argv
     if not os.path.exists(data):
-        print(f"plot: warning: {data} does not exist (no GPU evidence yet); "
-              f"{out} is a placeholder", file=sys.stderr)
+        print(f"plot: warning: no {data} (no GPU evidence yet); {out} is a "
+              "placeholder", file=sys.stderr)
         litlib.write_atomic(out, PLACEHOLDER)
         return 0
-    tmp = out + ".tmp"
+    gpu = next((g for p in [data] + sorted(glob.glob(os.path.join(
+        os.path.dirname(data), "gpu-*-run-sm_80.csv")))
+        for g in [litlib.read_stamp(litlib.read_text(p)).get("gpu")] if g),
+        "?")
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    gnuplot = os.environ.get("GNUPLOT", "gnuplot")
-    rc = subprocess.call([gnuplot, "-e", f"in='{data}'; out='{tmp}'; "
-                          f"gpu='{gpu_of(data)}'", script])
+    rc = subprocess.call([os.environ.get("GNUPLOT", "gnuplot"), "-e",
+                          f"in='{data}'; out='{out}.tmp'; gpu='{gpu}'",
+                          script])
     if rc:
-        print(f"plot: {gnuplot} exited {rc}", file=sys.stderr)
+        print(f"plot: gnuplot exited {rc}", file=sys.stderr)
         return 1
-    os.replace(tmp, out)
+    os.replace(out + ".tmp", out)
     return 0
 
 
