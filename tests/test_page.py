@@ -168,89 +168,37 @@ def which(cmd):
     return cmd
 
 
-# ---- awkward input, one fixture each -----------------------------------------
-
-def awkward(name):
-    """Weave a fixture, check its round trip, return its HTML."""
-    html = P.weave_page(fixture(name))
-    problems = P.roundtrip(html, fixture(name))
-    assert not problems, "\n  ".join(problems)
-    return html
-
-
-def code_lines(html):
-    """All lines of code of all chunks, uses shown as <<name>>."""
-    return ["".join(x if isinstance(x, str) else "<<%s>>" % x.name
-                    for x in line)
-            for defs in P.read_chunks(html).values() for d in defs
-            for line in d]
+# ---- awkward input, one fixture each -------------------------------------
+# Each awkward-*.nw has an .expect file: lines KIND<TAB>TEXT that the page
+# must show (code: an inline code span; para: in the prose; line: a line of
+# code; html: in the page; absent: not in it; chunk: a chunk name; head: a
+# chunk header); "\\t" stands for a tab.
+AWKWARD = sorted(f[:-3] for f in os.listdir(P.FIXTURES)
+                 if f.startswith("awkward-") and f.endswith(".nw"))
 
 
-def test_quoted_code_in_prose():
-    """[[...]] in prose becomes inline code with its exact text."""
-    spans = P.texts(awkward("awkward-quote.nw"), "code")
-    for want in ("__syncthreads()", "a[i] = b[[j]]", "x < y && y > z",
-                 "`tick`"):
-        assert want in spans
-
-
-def test_underscores():
-    """Identifiers with underscores survive in prose and code."""
-    html = awkward("awkward-underscores.nw")
-    spans = P.texts(html, "code")
-    for want in ("__restrict__", "__syncthreads", "kBlock_K"):
-        assert want in spans
-    assert "snake_case_word" in html
-    assert "<strong>restrict</strong>" not in html
-    lines = code_lines(html)
-    assert "__global__ void k(float *__restrict__ a) {" in lines
-    assert "    int snake_case_name = a_b_c__;" in lines
-    assert 'id="id-snake-case-name"' in html, "index entry missing"
-
-
-def test_angle_brackets_and_ampersands():
-    """<, > and & in prose and code show as themselves, never as markup."""
-    html = awkward("awkward-specials.nw")
-    paras = " ".join(P.texts(html, "p"))
-    for want in ("a < b", "c > d", "x & y", "the entity &amp; stays"):
-        assert want in paras
-    spans = P.texts(html, "code")
-    for want in ("<notatag>", "List<int>", "a && b"):
-        assert want in spans
-    lines = code_lines(html)
-    for want in ("if (a < b && c > d) x &= y >> 2;",
-                 's = "</code></pre><b>not bold</b>";', "```", "```{=html}",
-                 "/* <!-- not a comment --> */"):
-        assert want in lines
-    assert "<b>not bold</b>" not in html
-
-
-def test_chunk_name_with_punctuation():
-    """A chunk name full of punctuation gets a valid anchor and links."""
-    html = awkward("awkward-name.nw")
-    name = ('fill stage [[s]] with cp.async (16-byte "cg", <aligned> & '
-            'fast!)')
-    assert name in P.read_chunks(html)
-    anchors = re.findall(r'<div class="nwchunk" id="([^"]+)"', html)
-    assert all(re.fullmatch(r"[a-z][a-z0-9-]*", a) for a in anchors)
-    assert ('⟨fill stage s with cp.async (16-byte "cg", <aligned> & fast!)⟩'
-            in P.texts(html, "a", "nwname"))
-
-
-def test_at_signs():
-    """@@ at line start shows one @, other @ stay, @<< shows <<."""
-    lines = code_lines(awkward("awkward-at.nw"))
-    for want in ("@ at the start of a line", "  @@ indented keeps both",
-                 "mail me@example.org", "kernel<<<grid, block>>>(x);",
-                 "a << b;"):
-        assert want in lines
-
-
-def test_tabs():
-    """Tabs in code stay tabs on the page, also inside nested chunks."""
-    lines = code_lines(awkward("awkward-tab.nw"))
-    assert "\treturn 1;\t/* tab */" in lines
-    assert "\t<<inner>>" in lines and "\tb" in lines
+@pytest.mark.parametrize("name", AWKWARD)
+def test_awkward_input(name):
+    """The page of an awkward fixture round-trips, has valid anchors and
+    shows what its .expect file says."""
+    html = P.weave_page(fixture(name + ".nw"))
+    assert P.roundtrip(html, fixture(name + ".nw")) == []
+    assert all(re.fullmatch(r"[a-z][a-z0-9-]*", a) for a in
+               re.findall(r'<div class="nwchunk" id="([^"]+)"', html))
+    chunks = P.read_chunks(html)
+    seen = {"code": P.texts(html, "code"), "html": html, "chunk": chunks,
+            "para": " ".join(P.texts(html, "p")),
+            "head": P.texts(html, "a", "nwname"),
+            "line": ["".join(x if isinstance(x, str) else "<<%s>>" % x.name
+                             for x in line) for defs in chunks.values()
+                     for d in defs for line in d]}
+    for expect in read(fixture(name + ".expect")).splitlines():
+        if expect and not expect.startswith("#"):
+            kind, text = expect.replace("\\t", "\t").split("\t", 1)
+            if kind == "absent":
+                assert text not in html
+            else:
+                assert text in seen[kind], (kind, text)
 
 
 # ---- facts and lesson boxes --------------------------------------------------
