@@ -1,25 +1,12 @@
-"""Robust builds, each in scratch copies of the working tree:
-
-  missing tools   a target run with one outside tool unavailable (through
-                  its make variable, and through a PATH without it) fails,
-                  naming the tool, its package and the install command
-  interrupts      `make tangle site` sent SIGINT (Ctrl-C, to the whole
-                  process group) after a random delay, from a clean tree
-                  and over a build that must be rewritten
-  full disk       the same under `ulimit -f N` (SIGXFSZ or EFBIG), N chosen
-                  from the reference's file sizes
-  read-only       build/ made immutable (chattr +i, else a read-only bind
-                  mount in a private mount namespace, else skipped)
-  parallel        `make -j8 tangle site` against a serial build made in
-                  another copy under another time zone; the page carries no
-                  build date; `make -j8 build` against a serial build
-
-After each failed or interrupted make, every file under build/ and site/
-must equal a reference from a clean build: the old or the new reference
-when the source was edited, and one still holding old content must be
-older than day74.nw so that make rebuilds it. Then a plain make must bring
-the tree to exactly the reference. ROBUST_SEED fixes the random delays.
-"""
+"""Robust builds, each in scratch copies of the working tree: a missing
+tool (make variable or PATH) is named with its package and install command;
+SIGINT at a random moment (ROBUST_SEED), a full disk (ulimit -f) and a
+read-only build/ (chattr +i or a read-only bind mount) leave no half-written
+file; make -j8 gives the bytes a serial build in another time zone gives,
+and the page carries no build date. After each failed make, every product
+must equal a clean build's (of the old or the edited source; old content
+must be older than day74.nw, so make redoes it), and a plain make must
+then restore exactly the reference."""
 
 import os
 import random
@@ -31,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import MAKE_ENV, checkout, make
+from conftest import FIXTURES, MAKE_ENV, checkout, make
 
 TMP_RE = re.compile(r"(\.tmp(\.|$)|^\.tangle\.|^tangle-err\.|^\.tmp-)")
 # A build in this time zone (UTC+14) has tomorrow's local date most of the
@@ -86,31 +73,27 @@ def refs(tmp_path_factory):
     unfreeze(root)
 
 
-def product_paths(d):
-    """Every file make writes: build/**, site/index.html*, site/downloads/**
-    (and leftovers beside them), relative to d."""
-    out = [os.path.relpath(os.path.join(dp, f), d)
-           for top in ("build", "site/downloads")
-           for dp, _, fs in os.walk(os.path.join(d, top)) for f in fs]
-    out += [os.path.join("site", f) for f in os.listdir(os.path.join(d, "site"))
-            if (f.startswith("index.html") or TMP_RE.search(f))
-            and os.path.isfile(os.path.join(d, "site", f))]
-    return sorted(out)
-
-
-def is_leftover(rel):
-    """True for a temporary file's name."""
-    return bool(TMP_RE.search(os.path.basename(rel)))
-
-
-def snapshot(d):
-    """{rel: bytes} of the products in d, leftovers aside."""
+def products(d):
+    """{rel: bytes} of every file make writes in d (build/**,
+    site/index.html*, site/downloads/**), None for temporary files."""
+    rels = [os.path.relpath(os.path.join(dp, f), d)
+            for top in ("build", "site/downloads")
+            for dp, _, fs in os.walk(os.path.join(d, top)) for f in fs]
+    rels += [os.path.join("site", f) for f in os.listdir(
+        os.path.join(d, "site")) if f.startswith("index.html") or
+        TMP_RE.search(f)]
     out = {}
-    for rel in product_paths(d):
-        if not is_leftover(rel):
+    for rel in rels:
+        out[rel] = None
+        if not TMP_RE.search(os.path.basename(rel)):
             with open(os.path.join(d, rel), "rb") as f:
                 out[rel] = f.read()
     return out
+
+
+def snapshot(d):
+    """{rel: bytes} of the products in d, temporary files aside."""
+    return {k: v for k, v in products(d).items() if v is not None}
 
 
 def clean(d):
@@ -148,24 +131,18 @@ def judge(d, old, new=None):
     edited source (if edited)."""
     problems = []
     nw_mtime = os.stat(os.path.join(d, "day74.nw")).st_mtime_ns
-    for rel in product_paths(d):
-        if is_leftover(rel):
-            continue
-        with open(os.path.join(d, rel), "rb") as f:
-            data = f.read()
-        refs = [r for r in (old, new) if r is not None and rel in r]
-        if not refs:
+    for rel, data in snapshot(d).items():
+        if rel not in old and (new is None or rel not in new):
             problems.append(f"{rel}: not in the reference build")
         elif new is not None and new.get(rel) == data:
             continue
-        elif data == old.get(rel):
-            if (new is not None and rel in new and new[rel] != old[rel] and
-                    rel != "build/site/index.md" and os.stat(os.path.join(
-                        d, rel)).st_mtime_ns >= nw_mtime):
-                problems.append(f"{rel}: old content but newer than "
-                                "day74.nw (make would keep it)")
-        else:
+        elif data != old.get(rel):
             problems.append(f"{rel}: differs from the reference")
+        elif (new is not None and rel in new and new[rel] != old[rel] and
+              rel != "build/site/index.md" and os.stat(os.path.join(
+                  d, rel)).st_mtime_ns >= nw_mtime):
+            problems.append(f"{rel}: old content but newer than day74.nw "
+                            "(make would keep it)")
     return problems
 
 
@@ -202,37 +179,15 @@ def unfreeze(path):
         subprocess.run(["chattr", "-R", "-i", path], capture_output=True)
 
 
-# ---- missing tools -------------------------------------------------------------
-OBJ = "build/sm_80-2stages"
-APT = r"apt(-get)? install\b[^\n]*\b{}\b"
-PIP = r"pip install\b[^\n]*\b{}\b"
-MISSING = [  # tool, variable, package, install pattern, prepare, targets,
-    #          products that must not appear
-    ("notangle", "NOTANGLE", "noweb", APT, "clean", ["tangle"],
-     ["build/pipelined_gemm.cu", "build/clean/pipelined_gemm.cu"]),
-    ("notangle", "NOTANGLE", "noweb", APT, "clean",
-     ["build/pitfalls/wrong-stage.cu"], ["build/pitfalls/wrong-stage.cu"]),
-    ("noweave", "NOWEAVE", "noweb", APT, "tangled", ["site"],
-     ["site/index.html"]),
-    ("pandoc", "PANDOC", "pandoc", APT, "tangled", ["site"],
-     ["site/index.html"]),
-    ("nvcc", "NVCC", "nvidia-cuda-toolkit", APT, "tangled",
-     ["build", "ARCH=sm_80", "STAGES=2"], [OBJ + "/pipelined_gemm.o"]),
-    ("nvcc", "NVCC", "nvidia-cuda-toolkit", APT, "tangled",
-     ["build/checks/main/sm_80-s2.cubin"], ["build/checks/main/sm_80-s2.cubin"]),
-    ("nvcc", "NVCC", "nvidia-cuda-toolkit", APT, "tangled",
-     [OBJ + "/pitfalls/wrong-stage.o", "ARCH=sm_80", "STAGES=2"],
-     [OBJ + "/pitfalls/wrong-stage.o"]),
-    ("cuobjdump", "CUOBJDUMP", "nvidia-cuda-cuobjdump", PIP, "cubin",
-     ["build/checks/main/sm_80-s2.sass"], ["build/checks/main/sm_80-s2.sass"]),
-    ("chromium", "CHROMIUM", "chromium", APT, "tangled", ["page-test"], []),
-    ("gnuplot", "GNUPLOT", "gnuplot-nox", APT, "tangled", ["plots"],
-     ["build/plots/gflops.svg"])]
+# ---- missing tools ----------------------------------------------------------
+with open(os.path.join(FIXTURES, "missing-tools.tsv")) as f:
+    MISSING = [l.rstrip("\n").split("\t") for l in f if l[0] != "#"]
 # cuobjdump is also looked for in $CUDA_HOME/bin and Python packages, and
 # nvcc in /usr/local/cuda/bin, so a PATH without them cannot hide them.
-MISSING_BY_PATH = [c for i, c in enumerate(MISSING) if c[0] not in
-                   ("cuobjdump", "nvcc") and c[0] not in
-                   [m[0] for m in MISSING[:i]]]
+BY_PATH = [c for i, c in enumerate(MISSING) if c[0] not in ("cuobjdump",
+           "nvcc") and c[0] not in [m[0] for m in MISSING[:i]]]
+INSTALL = {"apt": r"apt(-get)? install\b[^\n]*\b{}\b",
+           "pip": r"pip install\b[^\n]*\b{}\b"}
 
 
 def path_without(root, tool):
@@ -276,13 +231,13 @@ def missing_dir(refs):
 
 
 @pytest.mark.parametrize("how,case", [("variable", c) for c in MISSING] +
-                         [("PATH", c) for c in MISSING_BY_PATH],
-                         ids=lambda x: x if isinstance(x, str) else
-                         f"{x[0]}-{x[5][0].split('/')[-1]}")
+                         [("PATH", c) for c in BY_PATH], ids=lambda x: x if
+                         isinstance(x, str) else f"{x[0]}-{x[5][-9:]}")
 def test_missing_tool(refs, missing_dir, how, case):
     """A missing tool fails its target, naming the tool, its package and
     the command that installs it; nothing it would make appears."""
-    tool, var, pkg, pattern, prep, targets, absent = case
+    tool, var, pkg, kind, prep, targets, absent = case
+    targets, pattern = targets.split(), INSTALL[kind]
     if how == "PATH" and not shutil.which(tool, path=MAKE_ENV.get("PATH")):
         pytest.skip(f"{tool} is not on PATH here")
     d = missing_dir
@@ -296,7 +251,7 @@ def test_missing_tool(refs, missing_dir, how, case):
     assert re.search(r"\b" + re.escape(pkg) + r"\b", p.stderr)
     assert re.search(pattern.format(re.escape(pkg)), p.stderr), \
         f"no install command for {pkg}: {p.stderr}"
-    for a in absent:
+    for a in absent.split() if absent != "-" else ():
         assert not os.path.exists(os.path.join(d, a)), f"{a} was written"
 
 
