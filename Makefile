@@ -161,11 +161,11 @@ evidence-gpu: deps tangle
 
 ## pitfalls: check every pitfall fails as the page says (part needs a GPU)
 pitfalls: deps $(BINS) build/$(REFUSED).cu
-	@tools/gpu/pitfalls.sh --arch $(ARCH) --stages $(STAGES)
+	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES)
 
 ## pitfalls-compile: no GPU: the compile-only pitfall checks
 pitfalls-compile: deps $(BINS) build/$(REFUSED).cu
-	@tools/gpu/pitfalls.sh --arch $(ARCH) --stages $(STAGES) --compile-only
+	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
 
 # ---- compile checks and compile evidence (no GPU) ---------------------------
 # Products in CHECK_DIR, one per ARCH-sSTAGES stem (e.g. sm_80-s2), each

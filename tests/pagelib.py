@@ -2,12 +2,10 @@
 
 Chunks are read from the page by their markup (see tools/lit/nw2md.py):
   <div class="nwchunk" data-chunk="NAME"> ... <pre class="nwcode"><code>TEXT
-where TEXT holds chunk uses as <a class="nwuse" data-chunk="USED"> (or
-<span class="nwuse"> when the used chunk is undefined).
+where TEXT holds chunk uses as <a class="nwuse" data-chunk="USED">.
 """
 
 import html
-import html.parser
 import os
 import re
 import subprocess
@@ -144,41 +142,10 @@ def raw_blocks(markdown):
                       markdown, re.M | re.S)
 
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
-        "meta", "source", "track", "wbr"}
-
-
-class TextOf(html.parser.HTMLParser):
-    """Collect the text of elements matching a tag (and optional class)."""
-
-    def __init__(self, tag, cls=None):
-        super().__init__(convert_charrefs=True)
-        self.tag, self.cls = tag, cls
-        self.found, self.depth, self.buf = [], 0, []
-
-    def handle_starttag(self, tag, attrs):
-        classes = (dict(attrs).get("class") or "").split()
-        if tag in VOID:
-            return
-        if self.depth:
-            self.depth += 1
-        elif tag == self.tag and (self.cls is None or self.cls in classes):
-            self.depth, self.buf = 1, []
-
-    def handle_endtag(self, tag):
-        if self.depth:
-            self.depth -= 1
-            if not self.depth:
-                self.found.append("".join(self.buf))
-
-    def handle_data(self, data):
-        if self.depth:
-            self.buf.append(data)
-
-
 def texts(html_text, tag, cls=None):
-    """Texts of all <tag class=cls> elements of a page, in order."""
-    p = TextOf(tag, cls)
-    p.feed(html_text)
-    p.close()
-    return p.found
+    """Texts (tags stripped, entities decoded) of all <tag class=cls>
+    elements of a page, in order; tag must not nest in itself."""
+    return [html.unescape(re.sub(r"<[^>]+>", "", body)) for attrs, body in
+            re.findall(r"<%s\b([^>]*)>(.*?)</%s>" % (tag, tag), html_text,
+                       re.S)
+            if cls is None or re.search(r'class="[^"]*\b%s\b' % cls, attrs)]
