@@ -18,6 +18,7 @@ Python 3 with Pygments (Debian python3-pygments) for the highlighting.
 """
 
 import html
+import itertools
 import re
 import sys
 
@@ -66,8 +67,7 @@ def new_id(used, prefix, name):
 class Chunk:
     """One code chunk definition as read from the pipeline."""
 
-    def __init__(self, number):
-        self.number = number      # noweb's chunk number
+    def __init__(self):
         self.label = None         # noweb's label of this definition
         self.name = None
         self.lines = [[]]         # each line: list of (kind, text, target)
@@ -101,7 +101,7 @@ def read_document(events):
                 mode, docs = "docs", []
             elif kind == "code":
                 mode = "code"
-                chunk = Chunk(arg.split(" ")[1] if " " in arg else "")
+                chunk = Chunk()
                 in_body = False
             else:
                 raise PipelineError("unknown chunk kind in '@begin %s'" % arg)
@@ -197,22 +197,16 @@ def code_span(text):
 
 
 def esc(text):
-    """HTML-escape text for element content and attribute values.
-
-    Backticks become &#96; so a raw block never contains a code fence.
-    """
+    """text HTML-escaped for content and attributes; backticks become &#96;
+    so that a raw block never holds a code fence."""
     return html.escape(text, quote=True).replace("`", "&#96;")
 
 
 def name_html(name):
-    """Render a chunk name, showing [[quoted]] parts as code."""
-    out = []
-    for i, piece in enumerate(re.split(r"\[\[(.*?)\]\]", name)):
-        if i % 2:
-            out.append("<code>%s</code>" % esc(piece))
-        else:
-            out.append(esc(piece))
-    return "⟨" + "".join(out) + "⟩"
+    """A chunk name as HTML, its [[quoted]] parts as code, in ⟨⟩."""
+    return "⟨%s⟩" % "".join("<code>%s</code>" % esc(p) if i % 2 else esc(p)
+                             for i, p in enumerate(re.split(
+                                 r"\[\[(.*?)\]\]", name)))
 
 
 # Highlighting: Pygments, with its short CSS classes (k, kt, nf, c1, cp, mi..)
@@ -268,15 +262,12 @@ class Weaver:
 
     def assign_languages(self, chunks):
         """Give each chunk name a language from the root files that reach it."""
-        graph, order = {}, []
+        graph = {}
         for c in chunks:
-            if c.name not in graph:
-                graph[c.name] = []
-                order.append(c.name)
-            graph[c.name] += [t for line in c.lines for k, t, _ in line
-                              if k == "use"]
+            graph.setdefault(c.name, []).extend(
+                t for line in c.lines for k, t, _ in line if k == "use")
         used = {u for us in graph.values() for u in us}
-        for root in [n for n in order if n not in used]:
+        for root in [n for n in graph if n not in used]:
             lang = LANGUAGE.get(root.rsplit(".", 1)[-1].lower()
                                 if "." in root else "", "text")
             stack = [root]
@@ -417,15 +408,14 @@ class Weaver:
 
 
 def highlight(text, classes):
-    """HTML for text, with runs of equal class wrapped in <span>s."""
+    """HTML for text, each run of one class (one per character) in a
+    <span> of that class, unless plain ("")."""
     out, start = [], 0
-    for i in range(1, len(text) + 1):
-        if i == len(text) or classes[i] != classes[start]:
-            piece = esc(text[start:i])
-            cls = classes[start]
-            out.append('<span class="%s">%s</span>' % (cls, piece)
-                       if cls else piece)
-            start = i
+    for cls, run in itertools.groupby(classes):
+        end = start + len(list(run))
+        piece, start = esc(text[start:end]), end
+        out.append(piece if not cls else
+                   '<span class="%s">%s</span>' % (cls, piece))
     return "".join(out)
 
 
