@@ -1,33 +1,21 @@
 --[[
-facts.lua: measured values in the page, from pandoc metadata.
-
-The metadata (--metadata-file build/facts.json, written by gather.py):
+facts.lua: measured values in the page, from pandoc metadata
+(--metadata-file build/facts.json, written by gather.py):
   facts_schema: { name: "description", ... }   -- every legal name
   facts: { name: { text: "0.945", from: "evidence/x.txt", stale: false } }
 
-In the prose, [some.fact.name]{.fact} shows a fact's text:
-* a name missing from facts_schema stops the build (error, non-zero exit);
-* a name in the schema without a value renders "not yet measured" (class
-  fact-missing) and is reported on stderr;
-* a stale value (its evidence is older than the source) gets a visible
-  "(stale)" marker (class fact-stale).
+[some.fact.name]{.fact} shows a fact's text. A name missing from
+facts_schema stops the build; one without a value renders "not yet
+measured" (class fact-missing) with a warning on stderr; a stale value
+(evidence older than the source) gets a "(stale)" mark (class fact-stale).
 
 ::: {.when fact="name" is="a|b"} ... ::: keeps its content only when the
 fact's text is one of the values between the bars (a fact without a value
-matches none), so a sentence can depend on a verdict or on where the
-numbers come from while every word of it stays in the source.
+matches none): a sentence may depend on a verdict or on where the numbers
+come from while every word of it stays in the source.
 ]]
 
-local schema, facts = {}, {}
-local warned = {}
-
-local function warn(msg)
-  -- Print one warning line per distinct message to stderr.
-  if not warned[msg] then
-    warned[msg] = true
-    io.stderr:write("facts.lua: warning: " .. msg .. "\n")
-  end
-end
+local schema, facts, warned = {}, {}, {}
 
 local function read_meta(meta)
   -- Remember the schema and the values from the document metadata.
@@ -35,29 +23,14 @@ local function read_meta(meta)
   for k, v in pairs(meta.facts or {}) do facts[k] = v end
 end
 
-local function known(name)
-  -- Fail the build on a name the schema lacks.
+local function text_of(name)
+  -- A known fact's text, or nil when it has no value; unknown: an error.
   if not schema[name] then
     error("facts.lua: unknown fact name '" .. name ..
           "' (not in facts_schema of the facts file)", 0)
   end
-end
-
-local function text_of(name)
-  -- The text a fact shows, or nil when it has no value.
-  local v = facts[name]
-  local s = v and v.text and pandoc.utils.stringify(v.text)
-  if s == nil or s == "" then return nil end
-  return s
-end
-
-local function inlines_of(name)
-  -- The inlines that show a fact: its text, with any Markdown it holds.
-  local t = facts[name].text
-  if type(t) == "table" and t[1] ~= nil and t[1].t ~= nil then
-    return pandoc.List(t)
-  end
-  return pandoc.List({ pandoc.Str(text_of(name)) })
+  local s = facts[name] and pandoc.utils.stringify(facts[name].text or "")
+  return s ~= "" and s or nil
 end
 
 -- Attributes as a list of pairs in sorted order: a Lua table's pairs() order
@@ -71,28 +44,33 @@ local function sorted_attrs(t)
 end
 
 local function fact(span)
-  -- Replace one .fact span by its value, or fail on an unknown name.
+  -- Replace one .fact span by its value (with any Markdown it holds).
   if not span.classes:includes("fact") then return nil end
   local name = pandoc.utils.stringify(span.content)
-  known(name)
-  local text, attrs = text_of(name), { ["data-fact"] = name }
+  local text, attrs, classes = text_of(name), { ["data-fact"] = name },
+                               { "fact" }
   if not text then
-    warn("fact '" .. name .. "' has no value: renders 'not yet measured'")
-    return pandoc.Span({ pandoc.Str("not"), pandoc.Space(), pandoc.Str("yet"),
-                         pandoc.Space(), pandoc.Str("measured") },
+    if not warned[name] then
+      warned[name] = true
+      io.stderr:write("facts.lua: warning: fact '" .. name ..
+                      "' has no value: renders 'not yet measured'\n")
+    end
+    return pandoc.Span(pandoc.read("not yet measured").blocks[1].content,
       pandoc.Attr("", { "fact", "fact-missing" }, sorted_attrs(attrs)))
   end
   local v = facts[name]
+  local content = pandoc.List({ pandoc.Str(text) })
+  if type(v.text) == "table" and v.text[1] ~= nil and v.text[1].t then
+    content = pandoc.List(v.text)
+  end
   local from = v.from and pandoc.utils.stringify(v.from) or ""
   if from ~= "" then attrs.title = "from " .. from end
-  local classes, content = { "fact" }, inlines_of(name)
   if v.stale == true then
     table.insert(classes, "fact-stale")
     attrs.title = (attrs.title and attrs.title .. "; " or "") ..
                   "stale: its evidence is older than the source"
-    content:insert(pandoc.Space())
-    content:insert(pandoc.Span({ pandoc.Str("(stale)") },
-                               pandoc.Attr("", { "stale-mark" })))
+    content:extend({ pandoc.Space(), pandoc.Span({ pandoc.Str("(stale)") },
+      pandoc.Attr("", { "stale-mark" })) })
   end
   return pandoc.Span(content, pandoc.Attr("", classes, sorted_attrs(attrs)))
 end
@@ -104,7 +82,6 @@ local function when(div)
   if not name or not want then
     error("facts.lua: a .when div needs fact=\"NAME\" and is=\"VALUE\"", 0)
   end
-  known(name)
   local text = text_of(name)
   for value in (want .. "|"):gmatch("([^|]*)|") do
     if text == value then return div.content end
@@ -112,8 +89,4 @@ local function when(div)
   return {}
 end
 
-return {
-  { Meta = read_meta },
-  { Div = when },
-  { Span = fact },
-}
+return { { Meta = read_meta }, { Div = when }, { Span = fact } }
