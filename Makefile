@@ -63,18 +63,16 @@ BINS   := $(KERNELS:%=$(OBJDIR)/%)
 .PHONY: all deps setup tangle build run site facts plots sm80-check \
         stage-limits evidence-compile exercise evidence-gpu pitfalls \
         pitfalls-compile check clean help
-## all: tangle, build the program, weave the page
-all: deps tangle build site
+all: deps tangle build site ## tangle, build the program, weave the page
 
-## help: list the targets a user types
-help:
+help: ## list the targets a user types
 	@echo "Day 74: async copies and pipelines. Targets:"
-	@sed -n 's/^## \([a-z0-9-]*\): /  make \1\t/p' Makefile | expand -t 26
+	@sed -n -e 's/^\([a-z0-9-]*\):.* ## /  make \1\t/p' \
+	  -e 's/^## \([a-z0-9-]*\): /  make \1\t/p' Makefile | expand -t 26
 	@echo "Variables: NVCC=$(NVCC) ARCH=$(ARCH) STAGES=$(STAGES) CC=$(CC)"
 	@echo "  NVCCFLAGS=$(NVCCFLAGS) CFLAGS=$(CFLAGS) RUN_ARGS=$(RUN_ARGS)"
 
-## setup: install the Debian packages this module needs (as root)
-setup:
+setup: ## install the Debian packages this module needs (as root)
 	@tools/setup.sh
 
 deps: build/.deps-ok
@@ -114,8 +112,7 @@ build/source_hash.h build/source.sha256 &: $(PROGRAM:%=build/clean/%)
 	   cmp -s $$f.tmp $$f && rm -f $$f.tmp || mv -f $$f.tmp $$f; done
 
 # ---- build ------------------------------------------------------------------
-## build: build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
-build: $(BIN)
+build: $(BIN) ## build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
 	@ln -sfn $(CONFIG)/pipelined_gemm build/pipelined_gemm
 	@echo "built $(BIN) (ARCH=$(ARCH), STAGES=$(STAGES));" \
 	  "build/pipelined_gemm points to it"
@@ -146,16 +143,13 @@ $(BINS): %: %.o $(OBJDIR)/main.o build/host/harness.o
 	@mv -f $@.tmp $@
 
 # ---- on a GPU ---------------------------------------------------------------
-## run: GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
-run: build
+run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
 	$(BIN) $(RUN_ARGS)
 
-## exercise: GPU: STAGES=2,3,4 at N=2048, the exercise's table
-exercise: deps tangle
+exercise: deps tangle ## GPU: STAGES=2,3,4 at N=2048, the exercise's table
 	@$(PY) -m tools.gpu.exercise --arch $(ARCH)
 
-## evidence-gpu: GPU: re-measure everything the page shows
-evidence-gpu: deps tangle
+evidence-gpu: deps tangle ## GPU: re-measure everything the page shows
 	@tools/gpu/evidence-gpu.sh evidence; rc=$$?; \
 	 $(PY) -m tools.gpu.gpu_facts evidence && exit $$rc
 
@@ -254,8 +248,7 @@ build/facts.json: $(wildcard evidence/*.facts.json) evidence \
 	  --evidence evidence --source-hash build/source.sha256 \
 	  --derive tools.facts.derive --out $@
 
-## facts: gather evidence/*.facts.json for the page
-facts: build/facts.json
+facts: build/facts.json ## gather evidence/*.facts.json for the page
 
 # The plots draw the first GPU's evidence in evidence/.
 GPU := $(patsubst %-run-sm_80.csv,%,$(firstword \
@@ -269,8 +262,7 @@ $(PLOTS): build/plots/%.svg: tools/plots/%.gp tools/plots/plot.py
 	@$(NEED) $(GNUPLOT) gnuplot-nox
 	@$(PY) -m tools.plots.plot $< $(DATA) $@
 
-## plots: draw the page's plots from evidence/ with gnuplot
-plots: $(PLOTS)
+plots: $(PLOTS) ## draw the page's plots from evidence/ with gnuplot
 
 WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/facts.lua \
                tools/lit/divs.lua site/template.html site/style.css
@@ -298,14 +290,12 @@ site/downloads/source_hash.h: build/source_hash.h
 # ---- make check: every test that needs no GPU, all listed here --------------
 CHECKS := unit-test nogpu-test pitfalls-compile compile-test facts-test \
           page-test tangle-test robust-test
-## check: run every test that needs no GPU (JOBS at a time)
-check: deps
+check: deps ## run every test that needs no GPU (JOBS at a time)
 	@$(MAKE) --no-print-directory -Otarget -j$(JOBS) $(CHECKS)
 	@echo "make check: all passed: $(CHECKS)"
 
 .PHONY: $(CHECKS)
-## unit-test: cmocka unit tests of the harness
-unit-test: build/tests/test_harness
+unit-test: build/tests/test_harness ## cmocka unit tests of the harness
 	@build/tests/test_harness
 
 # The test links the object `make build` links, so it tests that object.
@@ -319,33 +309,27 @@ build/tests/test_harness: tests/unit/test_harness.c build/host/harness.o \
 	  build/host/harness.o $$(pkg-config --libs cmocka || echo -lcmocka) -lm
 	@mv -f $@.tmp $@
 
-## nogpu-test: the program's exit codes without a GPU
-nogpu-test: $(BIN)
+nogpu-test: $(BIN) ## the program's exit codes without a GPU
 	@$(TEST) tests/test_nogpu.py --bin $(BIN)
 
 ## compile-test: the compile checks, their negative control
 compile-test: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json
 	@$(TEST) tests/test_compile.py
 
-## facts-test: the facts pipeline, the verdicts, the GPU facts parser
-facts-test:
+facts-test: ## the facts pipeline, the verdicts, the GPU facts parser
 	@$(TEST) tests/test_facts.py
 
-## page-test: the page: round trip, browser, tidy, awkward input, fuzz
-page-test: site
+page-test: site ## the page: round trip, browser, tidy, awkward input, fuzz
 	@$(NEED) $(TIDY) tidy
 	@$(NEED) $(CHROMIUM) chromium
 	@$(NEED) $(CHROMEDRIVER) chromium-driver
 	@$(TEST) tests/test_page.py tests/test_second_module.py
 
-## tangle-test: tangle and rebuild in a scratch copy
-tangle-test: $(BIN)
+tangle-test: $(BIN) ## tangle and rebuild in a scratch copy
 	@$(TEST) tests/test_tangle.py
 
-## robust-test: interrupted, full-disk, read-only, parallel, missing tools
-robust-test:
+robust-test: ## interrupted, full-disk, read-only, parallel, missing tools
 	@$(TEST) tests/test_robust.py
 
-## clean: remove build/ and the generated page (never evidence/)
-clean:
+clean: ## remove build/ and the generated page (never evidence/)
 	rm -rf build site/index.html site/downloads
