@@ -229,14 +229,12 @@ stage-limits: $(CK)/stage-limits.json
 
 ## evidence-compile: no GPU: write evidence/compile-nvcc-<version>.*
 evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
-    build/source.sha256 tools/compile/evidence.py
+    build/source.sha256
 	@$(if $(filter build/pipelined_gemm.cu,$(CHECK_CU)),,echo \
 	  "evidence-compile: $(CHECK_CU) is not the lesson's program" >&2; exit 1)
 	@$(NEED) $(NVCC) nvcc cuda
-	@$(PY) -m tools.compile.evidence --dir $(CK) --nvcc $(NVCC) \
-	  --cuobjdump $(CUOBJDUMP) --source-hash build/source.sha256 \
-	  --ptx $(PTX_ARCHES) --sass $(SASS_ARCHES) --stages $(DEPTHS) \
-	  --refused-stages $(TOO_DEEP) --out-dir evidence
+	@$(PY) -m tools.compile.checks evidence --dir $(CK) --nvcc $(NVCC) \
+	  --cuobjdump $(CUOBJDUMP) --source-hash build/source.sha256
 
 # ---- facts, plots and the page ----------------------------------------------
 # The evidence folder itself is a prerequisite: removing a facts file

@@ -6,6 +6,8 @@ Usage (from the module's root):
   python3 -m tools.compile.checks stages --dir DIR --refused FILE --out F.json
       [--arch ARCH ...] [--stages N ...] [--tile-bytes B] [--limit B]
       [--refused-stages N]
+  python3 -m tools.compile.checks evidence --dir DIR --source-hash FILE
+      [--nvcc NVCC] [--cuobjdump PATH] [--out-dir evidence]
 
 sm80 reads DIR/ARCH-sN.ptx (nvcc -ptx) and DIR/ARCH-sN.sass (cuobjdump
 -sass) and asserts: below sm_80 the PTX holds no cp.async; from sm_80 on
@@ -21,6 +23,15 @@ one constant step, --tile-bytes plus at most MAX_STATE_STEP bytes of
 pipeline state; every depth within --limit; the sync kernel constant; the
 refused depth stopped by the static_assert naming the 48 KiB ceiling.
 
+evidence reads both checks' reports for the default build (STAGES=2), the
+ptxas -v reports, the commands (*.cmd) and the refused compile's log, runs
+NVCC --version, and writes OUT-DIR/compile-nvcc-<release>.txt (first line
+"compile-only: no GPU executed anything in this file", then date, host,
+source sha256, versions, commands, the reports and the compilers' output)
+and its .facts.json (the counts, unrounded, for tools/lit/gather.py), both
+kept as they are when only their date and host would change. Exit 1 when
+an input is missing or records a failed check.
+
 Kernels are told apart by name: matmul...Piped and matmul...Sync, so a
 second kernel pair joins the checks as it is. Each check writes JSON to
 --out and a summary to the .txt beside it (temporary names, renames) and
@@ -29,9 +40,11 @@ to stdout. Exit: 0 all hold; 1 an assertion failed ("CHECK: FAIL ...");
 """
 
 import argparse
+import datetime
 import json
 import os
 import re
+import socket
 import sys
 from collections import Counter
 
@@ -397,6 +410,154 @@ def stages(a, fail):
     return res, lines
 
 
+# ---- the compile evidence, from the reports of both checks ---------------
+FIRST_LINE = "compile-only: no GPU executed anything in this file"
+STAGES = 2
+MBARRIER_OPS = ("arrive", "init", "inval", "test_wait", "try_wait")
+
+
+def report(d, name):
+    """(JSON, text) of a passing check's report; ValueError otherwise."""
+    try:
+        obj = json.loads(litlib.read_text(os.path.join(d, name + ".json")))
+        text = litlib.read_text(os.path.join(d, name + ".txt"))
+    except (OSError, ValueError) as e:
+        raise ValueError(f"cannot read the {name} report (make sm80-check "
+                         f"stage-limits first): {e}") from e
+    if not obj.get("ok"):
+        raise ValueError(f"{name} records failed assertions; evidence is "
+                         "only written from passing checks")
+    return obj, text
+
+
+def facts_of(check, limits, release, full):
+    """The facts of the checks' JSON reports: {name: number or token}."""
+    facts = {"compile.nvcc_version": full, "compile.nvcc_release": release}
+    for arch, rec in check["ptx"].items():
+        a = arch.replace("_", "")
+        facts[f"ptx.{a}.grep_lines"] = rec["grep_lines"]
+        for role in ("piped", "sync", "outside"):
+            facts[f"ptx.{a}.{role}.total"] = rec[role]["total"]
+        if int(a[2:]) >= 80:
+            for fam, n in rec["piped"]["families"].items():
+                facts[f"ptx.{a}.piped.{fam}"] = n
+            ops = dict.fromkeys(MBARRIER_OPS + ("other",), 0)
+            for form, n in rec["mbarrier"]["piped"].items():
+                op = form.split(".")[1]
+                ops[op if op in MBARRIER_OPS else "other"] += n
+            facts.update({f"ptx.{a}.piped.mbarrier.{o}": n
+                          for o, n in ops.items()})
+    for arch, rec in check["sass"].items():
+        for role in ("piped", "sync"):
+            for op in ("LDGSTS", "LDG", "STS"):
+                facts[f"sass.{arch.replace('_', '')}.{role}.{op.lower()}"] = \
+                    rec[role][op]
+    spill = 0
+    for arch, rows in limits["table"].items():
+        for n, row in rows.items():
+            for role, key in (("piped", f"s{n}.piped"), ("sync", "sync")):
+                if role == "piped" or int(n) == STAGES:
+                    base = f"ptxas.{arch.replace('_', '')}.{key}"
+                    facts[base + ".smem"] = row[role]["smem_bytes"]
+                    facts[base + ".registers"] = row[role]["registers"]
+                spill += row[role]["spill_bytes"]
+    facts["ptxas.spill_bytes"] = spill
+    facts["stages.step_bytes"] = limits["step_bytes"]
+    facts["stages.state_step_bytes"] = limits["state_step_bytes"]
+    facts["stages.refused_at"] = limits["refused_stages"]
+    return facts
+
+
+def build(a):
+    """(transcript, facts document, release) from the inputs in a.dir."""
+    d = a.dir
+    check, check_text = report(d, f"sm80-check-s{STAGES}")
+    limits, limits_text = report(d, "stage-limits")
+    sass = sorted(limits["table"])
+    depths = sorted(map(int, limits["table"][sass[0]]))
+    refused = limits["refused_stages"]
+    version = litlib.run_version(a.nvcc).strip()
+    release, full = litlib.nvcc_version(version)
+    source_hash = litlib.read_text(a.source_hash).strip()
+    if not re.fullmatch(r"[0-9a-f]{64}", source_hash):
+        raise ValueError(f"{a.source_hash} holds no sha256")
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    date = now.isoformat().replace("+00:00", "Z")
+    L = [FIRST_LINE, f"date: {date}", f"host: {socket.gethostname()}",
+         f"source sha256: {source_hash}", "  (build/source.sha256: sha256 "
+         "of the clean tangled program sources)",
+         f"made by: make evidence-compile, from {d}/", "",
+         f"$ {a.nvcc} --version", version]
+    if a.cuobjdump:
+        try:
+            tool = litlib.run_version(a.cuobjdump).strip().splitlines()
+            L.append(f"cuobjdump: {a.cuobjdump}: {tool[max(len(tool) - 2, 0)]}")
+        except OSError as e:
+            L.append(f"cuobjdump: (not run: {e})")
+    L += ["", "== Commands (each output under a temporary name, renamed) =="]
+    for name in ([f"{x}-s{STAGES}.ptx" for x in check["ptx"]]
+                 + [f"{x}-s{n}.cubin" for x in sass for n in depths]
+                 + [f"{x}-s{STAGES}.sass" for x in check["sass"]]
+                 + [f"sm_80-s{refused}.refused"]):
+        try:
+            L.append("$ " + litlib.read_text(os.path.join(d, name + ".cmd"))
+                     .strip())
+        except OSError as e:
+            raise ValueError(f"no record of the command that made "
+                             f"{os.path.join(d, name)}") from e
+    L += ["", "== The checks' reports ==", check_text + limits_text,
+          "== ptxas -v, verbatim (without 'Compile time') =="]
+    for x in sass:
+        for n in depths:
+            path = os.path.join(d, f"{x}-s{n}.ptxas.txt")
+            L += [f"-- {path}"] + ["   " + line for line in
+                                   litlib.read_text(path).splitlines()
+                                   if "Compile time" not in line]
+    L += ["", f"== STAGES={refused} with -DALLOW_DEEP_PIPELINE: the "
+          "compiler's output, verbatim =="]
+    L += [line for line in litlib.read_text(os.path.join(
+        d, f"sm_80-s{refused}.refused.log")).splitlines() if line]
+    facts = facts_of(check, limits, release, full)
+    L += ["", f"== Facts (also in compile-nvcc-{release}.facts.json) =="]
+    L += [f"{k} = {v}" for k, v in sorted(facts.items())]
+    meta = {"kind": "compile", "source_sha256": source_hash,
+            "toolkit": f"nvcc {full}", "gpu": "none (compile-only)",
+            "date": date, "transcript": os.path.join(
+                a.out_dir, f"compile-nvcc-{release}.txt")}
+    return "\n".join(L) + "\n", {"meta": meta, "facts": facts}, release
+
+
+def unchanged(path, text):
+    """True when path holds text apart from its date and host lines."""
+    def strip(t):
+        return re.sub(r'(?m)^(date: |host: |\s*"date": ).*$', "", t)
+    try:
+        return strip(litlib.read_text(path)) == strip(text)
+    except OSError:
+        return False
+
+
+def evidence(a):
+    """Write the compile evidence (see the module docstring); exit status."""
+    try:
+        text, facts, release = build(a)
+    except (OSError, ValueError) as e:
+        print(f"evidence-compile: {e}", file=sys.stderr)
+        return 1
+    base = os.path.join(a.out_dir, f"compile-nvcc-{release}")
+    facts_text = json.dumps(facts, indent=1, sort_keys=True) + "\n"
+    if unchanged(base + ".facts.json", facts_text) and \
+            unchanged(base + ".txt", text):
+        print(f"evidence-compile: {base}.txt and .facts.json unchanged apart "
+              "from date and host; kept")
+        return 0
+    # Facts first: whoever sees the new transcript finds its facts in place.
+    litlib.write_atomic(base + ".facts.json", facts_text)
+    litlib.write_atomic(base + ".txt", text)
+    print(f"evidence-compile: wrote {base}.txt and {base}.facts.json")
+    return 0
+
+
 def main(argv=None):
     """Command-line entry point; see the module docstring. Exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -413,10 +574,18 @@ def main(argv=None):
     s.add_argument("--stages", nargs="*", type=int, default=[2, 3, 4, 5])
     s.add_argument("--tile-bytes", type=int, default=8192)
     s.add_argument("--limit", type=int, default=48 * 1024)
-    for q in (p, s):
+    e = sub.add_parser("evidence")
+    e.add_argument("--nvcc", default="nvcc")
+    e.add_argument("--cuobjdump")
+    e.add_argument("--source-hash", required=True)
+    e.add_argument("--out-dir", default="evidence")
+    for q in (p, s, e):
         q.add_argument("--dir", required=True)
+    for q in (p, s):
         q.add_argument("--out", required=True)
     a = ap.parse_args(argv)
+    if a.check == "evidence":
+        return evidence(a)
     name = {"sm80": "sm80-check", "stages": "stage-limits"}[a.check]
     failures = []
     try:
