@@ -1,13 +1,6 @@
-"""Shared pytest fixtures and helpers for every test that is not C.
-
-Run from the module's root as `python3 -m pytest tests/...` (make check
-does), so `tools` imports as a package. Helpers:
-
-  REPO            the module's root folder
-  checkout(dest)  a scratch copy of the working tree's sources
-  run(cmd)        a command's CompletedProcess (text, captured)
-  make(dir, ...)  make in a folder, free of the calling make's flags
-"""
+"""Fixtures and helpers of every test that is not C. make check runs
+`python3 -m pytest tests/...` from the module's root, so `tools` imports
+as a package."""
 
 import os
 import shutil

@@ -24,33 +24,32 @@ import sys
 from tools.lit import litlib
 
 
-class Checks:
-    """PASS/FAIL lines and transcripts, printed and kept for the report."""
+class Checks(list):
+    """The report's lines (printed as they come) and the PASS/FAIL count."""
 
-    def __init__(self):
-        self.lines, self.passed, self.failed = [], 0, 0
+    passed = failed = 0
 
     def log(self, text, quiet=False):
-        """Add text to the report (and print it unless quiet)."""
-        self.lines.append(text)
+        """Add text to the report, and print it unless quiet."""
+        self.append(text)
         if not quiet:
             print(text, flush=True)
 
     def check(self, ok, good, bad):
-        """Count and log one check: good when ok, bad otherwise."""
+        """Count one check and log PASS good or FAIL bad."""
         self.passed, self.failed = self.passed + bool(ok), self.failed + (
             not ok)
         self.log(("PASS " + good) if ok else ("FAIL " + bad))
 
     def run(self, cmd, timeout=120):
-        """Run cmd (a list), log it and its output; returns (status, text)."""
+        """Run cmd (a list), log it with its output: (status, output)."""
         self.log("$ " + " ".join(cmd))
         try:
             p = subprocess.run(cmd, capture_output=True, text=True,
                                timeout=timeout)
             rc, out = p.returncode, p.stdout + p.stderr
-        except subprocess.TimeoutExpired as e:
-            rc, out = 124, f"timed out after {timeout} s: {e}"
+        except subprocess.TimeoutExpired:
+            rc, out = 124, f"timed out after {timeout} s"
         self.log("\n".join("    " + l for l in out.splitlines()), quiet=True)
         self.log(f"    (exit {rc})")
         return rc, out
@@ -99,7 +98,7 @@ def main(argv):
     else:
         gpu_checks(c, a, bindir)
     c.log(f"\n{c.passed} passed, {c.failed} failed")
-    litlib.write_atomic(a.report, "\n".join(c.lines) + "\n")
+    litlib.write_atomic(a.report, "\n".join(c) + "\n")
     return 1 if c.failed else 0
 
 

@@ -72,11 +72,8 @@ class Evidence(collections.namedtuple("Evidence", "path meta facts stale")):
 
 
 def expand_braces(name, desc):
-    """[(name, description)] for every choice of NAME's {a,b} groups.
-
-    {1}, {2}, ... in desc become the alternative chosen in group 1, 2, ...
-    Raises GatherError for an unbalanced or empty group.
-    """
+    """[(name, desc)] for each choice of name's {a,b} groups, {1}, {2}...
+    in desc replaced by the choice; GatherError for a bad group."""
     parts = re.split(r"(\{[^{}]*\})", name)
     if any(c in p for p in parts[0::2] for c in "{}"):
         raise GatherError(f"unbalanced braces in schema name {name!r}")
@@ -107,11 +104,8 @@ def check_format(fmt):
 
 
 def read_schema(path):
-    """{name: Entry} of the schema file, in file order.
-
-    Raises GatherError naming the file and line for a malformed line, a bad
-    name or format, or a name listed twice.
-    """
+    """{name: Entry} of the schema file, in file order; GatherError naming
+    file and line for a bad line, name or format, or a name twice."""
     schema = {}
     try:
         lines = litlib.read_text(path).splitlines()
@@ -162,13 +156,10 @@ def check_value(value, where):
 
 
 def load_evidence(path, schema, current_hash):
-    """Read and check one facts.json against the schema; returns Evidence.
-
-    current_hash: the current source sha256 (lower-case hex), or None when
-    unknown (the evidence then counts as stale). Raises GatherError for bad
-    JSON, a missing or bad meta field, an unknown fact name (with the
-    nearest legal names), a fact of another producer or a bad value.
-    """
+    """One facts.json, checked against the schema, as Evidence: stale when
+    made from other sources than current_hash (hex; None: unknown).
+    GatherError for bad JSON or meta, an unknown fact name (with the
+    nearest legal ones), a fact of another producer or a bad value."""
     try:
         obj = json.loads(litlib.read_text(path))
     except (OSError, ValueError) as e:
@@ -219,11 +210,9 @@ def merge(evidence):
 
 
 def add_derived(module, facts, evidence, schema):
-    """Add what module.derive computes to facts (in place).
-
-    A derived value's sources and staleness are those of the facts it read.
-    Raises GatherError for a name outside the schema or not "derived".
-    """
+    """Add what module.derive computes to facts (in place), with the
+    sources and staleness of the facts it read; GatherError for a name
+    the schema does not list as derived."""
     if not module:
         return
     derive = importlib.import_module(module).derive
@@ -238,10 +227,8 @@ def add_derived(module, facts, evidence, schema):
 
 
 def show(value, fmt, name):
-    """The text a value is shown as under its schema format (see above).
-
-    Raises GatherError when the value does not fit the format.
-    """
+    """The text value is shown as under format fmt (see above) in the
+    page; GatherError when it does not fit."""
     if fmt == "-":
         return value if isinstance(value, str) else json.dumps(value)
     if "|" in fmt and "{" not in fmt:

@@ -1,20 +1,15 @@
 #!/usr/bin/python3
 """nw2md: a noweave back end that writes Pandoc Markdown.
 
-Use:  noweave -n -t -index -backend tools/lit/nw2md.py lesson.nw > lesson.md
+Use: noweave -n -t -index -backend tools/lit/nw2md.py lesson.nw > lesson.md
 
-It reads noweb's pipeline (the "hacker's guide" format: @begin docs/code,
-@text, @nl, @defn, @use, @quote, @xref ..., @index ...) on standard input.
-
-Documentation chunks are copied through as Markdown; [[quoted code]] becomes
-an inline code span.  Every code chunk becomes a raw HTML block
-(```{=html} ... ```) holding the chunk header (an anchor and the name), the
-code with chunk uses and identifier uses as links, and the cross references
-noweb computed (continuations, uses, identifiers defined and used).  The code
-text inside <pre> is exactly the chunk text, HTML-escaped.  At the end come a
-list of chunks and the identifier index.
-
-Python 3 with Pygments (Debian python3-pygments) for the highlighting.
+It reads noweb's pipeline (@begin docs/code, @text, @nl, @defn, @use,
+@quote, @xref, @index ...) on standard input. Documentation passes through
+as Markdown, [[quoted code]] as an inline code span. Each code chunk becomes
+a raw HTML block: a header (anchor, name), the chunk's exact text (escaped,
+highlighted by Pygments, Debian python3-pygments) with its chunk uses and
+identifiers as links, and noweb's cross references. A list of chunks and
+the identifier index end the page.
 """
 
 import html
@@ -33,11 +28,8 @@ class PipelineError(Exception):
 
 
 def parse(lines):
-    """Split pipeline lines into (keyword, argument) pairs.
-
-    Raises PipelineError on a line that does not start with '@', and on
-    '@fatal' (an earlier stage already reported the error).
-    """
+    """[(keyword, argument)] of pipeline lines; PipelineError for a line
+    not starting with '@' and for '@fatal' (an earlier stage failed)."""
     events = []
     for number, line in enumerate(lines, 1):
         line = line.rstrip("\n")
@@ -79,12 +71,9 @@ class Chunk:
 
 
 def read_document(events):
-    """Group pipeline events into a document.
-
-    Returns (parts, chunklist, index): parts is a list of ('docs', text) and
-    ('code', Chunk); chunklist is [(label, name, defs, uses)], index is
-    [(label, name, defs, uses)] for identifiers.
-    """
+    """(parts, chunklist, index) of the pipeline events: parts [("docs",
+    text) or ("code", Chunk)]; chunklist and index [(label, name, defining
+    labels, using labels)] of chunks and identifiers."""
     parts, chunklist, index = [], [], []
     mode = None            # None, 'docs' or 'code'
     docs = []              # text pieces of the current documentation chunk
