@@ -286,8 +286,8 @@ site/downloads/source_hash.h: build/source_hash.h
 	cp $< $@.tmp && mv $@.tmp $@
 
 # ---- make check: every test that needs no GPU, all listed here --------------
-CHECKS := unit-test nogpu-test pitfalls-compile compile-test facts-test \
-          page-test tangle-test robust-test
+CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
+          tangle-test robust-test
 check: deps ## run every test that needs no GPU (JOBS at a time)
 	@$(MAKE) --no-print-directory -Otarget -j$(JOBS) $(CHECKS)
 	@echo "make check: all passed: $(CHECKS)"
@@ -307,9 +307,6 @@ build/tests/test_harness: tests/unit/test_harness.c build/host/harness.o \
 	  build/host/harness.o $$(pkg-config --libs cmocka || echo -lcmocka) -lm
 	@mv -f $@.tmp $@
 
-nogpu-test: $(BIN) ## the program's exit codes without a GPU
-	@$(TEST) tests/test_nogpu.py --bin $(BIN)
-
 ## compile-test: the compile checks, their negative control
 compile-test: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json
 	@$(TEST) tests/test_compile.py
@@ -321,10 +318,11 @@ page-test: site ## the page: round trip, browser, tidy, awkward input, fuzz
 	@$(NEED) $(TIDY) tidy
 	@$(NEED) $(CHROMIUM) chromium
 	@$(NEED) $(CHROMEDRIVER) chromium-driver
-	@$(TEST) tests/test_page.py tests/test_second_module.py
+	@$(TEST) tests/test_page.py
 
-tangle-test: $(BIN) ## tangle and rebuild in a scratch copy
-	@$(TEST) tests/test_tangle.py
+## tangle-test: tangle and rebuild in a scratch copy; exit codes without a GPU
+tangle-test: $(BIN)
+	@$(TEST) tests/test_tangle.py --bin $(BIN)
 
 robust-test: ## interrupted, full-disk, read-only, parallel, missing tools
 	@$(TEST) tests/test_robust.py

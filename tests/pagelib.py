@@ -1,4 +1,4 @@
-"""Helpers shared by the weave tests: run the tools, read chunks back.
+"""Helpers of the weave tests: run the tools, read chunks back, fuzz.
 
 Chunks are read from the page by their markup (see tools/lit/nw2md.py):
   <div class="nwchunk" data-chunk="NAME"> ... <pre class="nwcode"><code>TEXT
@@ -7,9 +7,12 @@ where TEXT holds chunk uses as <a class="nwuse" data-chunk="USED">.
 
 import html
 import os
+import random
 import re
+import shutil
 import subprocess
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "weave")
@@ -149,3 +152,100 @@ def texts(html_text, tag, cls=None):
             re.findall(r"<%s\b([^>]*)>(.*?)</%s>" % (tag, tag), html_text,
                        re.S)
             if cls is None or re.search(r'class="[^"]*\b%s\b' % cls, attrs)]
+
+
+# ---- seeded random noweb documents for the fuzz test of nw2md.py ----------
+NAME = "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789_.,;:!?'\"()&*+-/%#$"
+CODE = ("abcdefghijklmnopqrstuvwxyz_ABC0123456789 \t(){}[];,.+-*/%=!?'\"\\#&|"
+        "^~:<>`$µ≡⟨")
+WORDS = ["the", "tile", "a < b", "c > d", "x & y", "&amp;", "<b>",
+         "__syncthreads()", "snake_case", "*star*", "`tick`", "\\", "$5",
+         "µs", "≡", "kernel@<<<g>>>", "100%", "#1"]
+PREFIXES = ["", "\t", "    ", "  x = ", "\t\tf(", "ab\t"]
+
+
+def text(rng, chars, n):
+    """Random text from chars, with no "<<", ">>" or trailing "<"."""
+    s = "".join(rng.choice(chars) for _ in range(n))
+    while "<<" in s or ">>" in s:
+        s = s.replace("<<", "<").replace(">>", ">")
+    return s.rstrip("<@")
+
+
+def name(rng, taken):
+    """A fresh chunk name: words, punctuation, maybe a [[quote]]."""
+    while True:
+        words = [text(rng, NAME, rng.randint(1, 8)) or "n"
+                 for _ in range(rng.randint(1, 4))]
+        if rng.random() < 0.3:
+            words.insert(0, "[[%s]]" % text(rng, "abcxyz_%+", rng.randint(1, 4)))
+        n = " ".join(words).replace("[[]]", "q")
+        if n not in taken:
+            taken.add(n)
+            return n
+
+
+def code_line(rng, usable):
+    """One line of code: text, an escape, maybe a use of a chunk."""
+    r = rng.random()
+    if r < 0.05:
+        return "@@" + text(rng, CODE, rng.randint(0, 10))
+    if r < 0.1:
+        return ""
+    line = text(rng, CODE, rng.randint(0, 30))
+    if rng.random() < 0.15:
+        line += " kernel@<<<grid, block>>>(x);"
+    if usable and rng.random() < 0.4:
+        tail = text(rng, CODE, rng.randint(1, 10)).lstrip(">")
+        line = (rng.choice(PREFIXES) + "<<%s>>" % rng.choice(usable) +
+                (" " + tail if rng.random() < 0.5 else ""))
+    return " " + line if line.startswith("@") and \
+        not line.startswith("@@") else line
+
+
+def document(rng):
+    """A random noweb document (text)."""
+    taken = set()
+    names = [name(rng, taken) for _ in range(rng.randint(1, 6))]
+    defs = [(n, [code_line(rng, names[i + 1:])
+                 for _ in range(rng.randint(0, 6))])
+            for i, n in enumerate(names) for _ in range(rng.randint(1, 3))]
+    rng.shuffle(defs)
+    out = []
+    for n, body in defs:
+        prose = [rng.choice(WORDS) for _ in range(rng.randint(0, 12))]
+        if rng.random() < 0.5:
+            prose.append("[[%s]]" % (text(rng, "abc_<>&*`$ ", rng.randint(
+                1, 8)).replace("]", "").strip() or "q"))
+        out += ["Prose " + " ".join(prose) + "\n\n", "<<%s>>=\n" % n]
+        out += [line + "\n" for line in body]
+        out.append("@ %def " + " ".join(rng.sample(
+            ["x", "kernel", "tile", "__restrict__", "a_b"], 2)) + "\n"
+            if rng.random() < 0.3 else "@\n")
+    return "".join(out)
+
+
+def fuzz(seed, budget_s):
+    """Check random documents until budget_s passes (at most 400); returns
+    (failures, number checked)."""
+    rng = random.Random(seed)
+    failures, n, start = [], 0, time.time()
+    with tempfile.TemporaryDirectory() as tmp:
+        while time.time() - start < budget_s and n < 400:
+            path = os.path.join(tmp, "doc%d.nw" % n)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(document(rng))
+            rc, md, err = weave_md(path)
+            problems = (["nw2md exit %d: %s" % (rc, err[-500:])] if rc else
+                        roundtrip("\n".join(raw_blocks(md)), path))
+            if n % 25 == 0 and not problems:   # now and then, a whole page
+                problems = roundtrip(weave_page(path), path)
+            if problems:
+                keep = os.path.join(ROOT, "build",
+                                    "fuzz-failure-%d.nw" % len(failures))
+                os.makedirs(os.path.dirname(keep), exist_ok=True)
+                shutil.copy(path, keep)
+                failures.append("seed %d doc %d (%s): %s" % (
+                    seed, n, keep, problems[0][:400]))
+            n += 1
+    return failures, n
