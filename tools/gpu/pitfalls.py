@@ -102,21 +102,28 @@ def main(argv):
     return 1 if c.failed else 0
 
 
+# (title, command, status, text it must print) of the plain GPU checks
+GPU_CHECKS = [
+    ("wrong-arch on the GPU: the capability gate refuses sm_75",
+     ["build/sm_75-{stages}stages/pipelined_gemm", "--sizes", "512"], 4,
+     "no cp.async"),
+    ("wrong-stage: the memcmp catches it (exit 1, size named)",
+     ["{bin}/wrong-stage", "--sizes", "512", "--check-only"], 1,
+     "N=512: matmulTilePiped differs"),
+    ("unmatched-commit: the watchdog names the hung kernel (exit 6)",
+     ["{bin}/unmatched-commit", "--sizes", "512", "--check-only",
+      "--timeout", "10"], 6, "matmulTilePiped did not finish")]
+
+
 def gpu_checks(c, a, bindir):
     """The checks that run the variants on the GPU (see the docstring)."""
-    c.log("== wrong-arch on the GPU: the capability gate refuses sm_75")
     subprocess.call([os.environ.get("MAKE", "make"), "--no-print-directory",
                      "build", "ARCH=sm_75", f"STAGES={a.stages}"],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    rc, out = c.run([f"build/sm_75-{a.stages}stages/pipelined_gemm",
-                     "--sizes", "512"])
-    c.check(rc == 4 and "no cp.async" in out, "sm_75 binary refused (exit 4)",
-            f"sm_75 binary: exit {rc}")
-    c.log("== wrong-stage: the memcmp catches it")
-    rc, out = c.run([f"{bindir}/wrong-stage", "--sizes", "512",
-                     "--check-only"])
-    c.check(rc == 1 and "N=512: matmulTilePiped differs" in out, "wrong-stage"
-            " caught by memcmp (exit 1, size named)", f"wrong-stage: exit {rc}")
+    for title, cmd, want, text in GPU_CHECKS:
+        c.log("== " + title)
+        rc, out = c.run([x.format(bin=bindir, stages=a.stages) for x in cmd])
+        c.check(rc == want and text in out, title, f"{title}: exit {rc}")
     c.log("== barrier-for-wait: which check catches it")
     memcmp, _ = c.run([f"{bindir}/barrier-for-wait", "--sizes",
                        "512,1024,2048", "--check-only"])
@@ -132,12 +139,6 @@ def gpu_checks(c, a, bindir):
     c.check(memcmp == 1 or race == 99, f"barrier-for-wait caught (memcmp "
             f"exit {memcmp}, racecheck exit {race})", "barrier-for-wait "
             f"caught by neither memcmp (exit {memcmp}) nor racecheck ({race})")
-    c.log("== unmatched-commit: the watchdog names the hung kernel")
-    rc, out = c.run([f"{bindir}/unmatched-commit", "--sizes", "512",
-                     "--check-only", "--timeout", "10"])
-    c.check(rc == 6 and "matmulTilePiped did not finish" in out,
-            "unmatched-commit: watchdog exit 6 naming matmulTilePiped",
-            f"unmatched-commit: exit {rc}")
 
 
 if __name__ == "__main__":
