@@ -81,46 +81,39 @@ def test_compiles_are_warning_free():
                 assert not re.search(r"warning|error", f.read(), re.I), name
 
 
-def test_good_fixture_passes(tmp_path):
-    """A good build passes; forms are counted per kernel, comments and
-    mbarrier instructions aside."""
-    p, r = sm80(tmp_path, {"sm_75": "good-sm_75.ptx",
-                           "sm_80": "good-sm_80.ptx"},
-                {"sm_80": "good-sm_80.sass"})
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert r["ptx"]["sm_80"]["piped"]["forms"] == {
-        "cp.async.cg.shared.global": 1,
-        "cp.async.mbarrier.arrive.shared.b64": 1}
+GOOD = {"sm_80": "good-sm_80.ptx"}
 
 
-@pytest.mark.parametrize("arch,name,expect", [
-    ("sm_75", "bad-sm75.ptx", "sm_75 PTX: 2 cp.async"),
-    ("sm_80", "bad-in-sync.ptx", "matmulTileSync holds 2"),
-    ("sm_80", "bad-outside.ptx", "helper"),
-    ("sm_80", "bad-register-fill.ptx", "holds no global-to-shared cp.async")])
-def test_bad_ptx_fails(tmp_path, arch, name, expect):
-    """cp.async below sm_80, in matmulTileSync or outside both kernels, and
-    a piped fill through registers (even with the pipeline's own arrive)
-    each fail, named."""
-    p, _ = sm80(tmp_path, {arch: name})
-    assert p.returncode == 1 and expect in p.stderr, p.stderr
-
-
-def test_sass_without_ldgsts_fails(tmp_path):
-    """SASS without LDGSTS in matmulTilePiped fails."""
-    p, _ = sm80(tmp_path, {"sm_80": "good-sm_80.ptx"},
-                {"sm_80": "bad-no-ldgsts.sass"})
-    assert p.returncode == 1
-    assert "matmulTilePiped holds no LDGSTS" in p.stderr
-
-
-def test_fused_sync_kernel_is_recorded(tmp_path):
-    """A sync kernel that ptxas fused is recorded, not failed."""
-    p, r = sm80(tmp_path, {"sm_80": "good-sm_80.ptx"},
-                {"sm_80": "fused.sass"})
-    assert p.returncode == 0, p.stderr
-    assert r["sass"]["sm_80"]["sync"]["LDGSTS"] == 1
-    assert r["sass"]["sm_80"]["piped"]["LDGSTS"] == 1
+@pytest.mark.parametrize("ptx,sass,rc,expect,want", [
+    ({"sm_75": "good-sm_75.ptx", **GOOD}, {"sm_80": "good-sm_80.sass"}, 0,
+     "", {("ptx", "sm_80", "piped", "forms"): {
+         "cp.async.cg.shared.global": 1,
+         "cp.async.mbarrier.arrive.shared.b64": 1}}),
+    ({"sm_75": "bad-sm75.ptx"}, {}, 1, "sm_75 PTX: 2 cp.async", {}),
+    ({"sm_80": "bad-in-sync.ptx"}, {}, 1, "matmulTileSync holds 2", {}),
+    ({"sm_80": "bad-outside.ptx"}, {}, 1, "helper", {}),
+    ({"sm_80": "bad-register-fill.ptx"}, {}, 1,
+     "holds no global-to-shared cp.async", {}),
+    (GOOD, {"sm_80": "bad-no-ldgsts.sass"}, 1,
+     "matmulTilePiped holds no LDGSTS", {}),
+    (GOOD, {"sm_80": "fused.sass"}, 0, "",
+     {("sass", "sm_80", "sync", "LDGSTS"): 1,
+      ("sass", "sm_80", "piped", "LDGSTS"): 1})],
+    ids=["good", "sm75", "in-sync", "outside", "register-fill",
+         "no-ldgsts", "fused"])
+def test_sm80_fixtures(tmp_path, ptx, sass, rc, expect, want):
+    """A good build passes, forms counted per kernel (comments and mbarrier
+    instructions aside); cp.async below sm_80, in matmulTileSync or outside
+    both kernels, a piped fill through registers (even with the pipeline's
+    own arrive) and piped SASS without LDGSTS each fail, named; a sync
+    kernel that ptxas fused is recorded, not failed."""
+    p, r = sm80(tmp_path, ptx, sass)
+    assert p.returncode == rc and expect in p.stderr, p.stderr
+    for path, value in want.items():
+        node = r
+        for key in path:
+            node = node[key]
+        assert node == value, path
 
 
 def test_unreadable_ptx_is_a_usage_error(tmp_path):

@@ -50,20 +50,24 @@ def test_every_chunk_equals_notangle(page):
     assert not problems, "\n  ".join(problems[:10])
 
 
-def test_every_chunk_use_has_an_anchor(page):
-    """Every chunk use on the page links to a chunk on the page."""
+def test_links_and_index(page):
+    """Every chunk use links to a chunk on the page; the page ends with an
+    identifier index whose entries link to chunks; every relative link
+    names a file; no CUDA word (__restrict__) became bold or italic."""
     ids = set(re.findall(r'\bid="([^"]+)"', page))
     hrefs = re.findall(r'class="nwuse"[^>]*href="#([^"]+)"', page)
     assert hrefs, "no chunk-use links found"
     assert sorted(set(h for h in hrefs if h not in ids)) == []
-
-
-def test_identifier_index(page):
-    """The page ends with an identifier index linking to chunks."""
     assert 'id="nw-index"' in page, "no identifier index ('@ %def' lines)"
     entries = re.findall(r'<li id="id-[^"]+">(.*?)</li>', page)
     assert entries, "identifier index is empty"
     assert [e[:80] for e in entries if 'href="#nw' not in e] == []
+    assert [h for h in re.findall(r'<a [^>]*href="([^"#][^"]*)"', page)
+            if not re.match(r"[a-z][a-z0-9+.-]*:", h) and not os.path.exists(
+                os.path.join(os.path.dirname(PAGE), h.split("#")[0]))] == []
+    assert re.findall(r"<(strong|em)>(restrict|global|device|host|shared|"
+                      r"syncthreads|forceinline|launch_bounds|constant|"
+                      r"align|managed)</\1>", page) == []
 
 
 def test_code_is_highlighted_by_pygments(page):
@@ -72,21 +76,6 @@ def test_code_is_highlighted_by_pygments(page):
         assert f'<span class="{cls}">' in page, cls
     assert re.search(r'<a class="nwident" href="#[^"]+">(<span class="nf">)?'
                      r'matmulTilePiped', page)
-
-
-def test_relative_links_exist(page):
-    """Every relative link (downloads, other files) names a file."""
-    bad = [h for h in re.findall(r'<a [^>]*href="([^"#][^"]*)"', page)
-           if not re.match(r"[a-z][a-z0-9+.-]*:", h) and not os.path.exists(
-               os.path.join(os.path.dirname(PAGE), h.split("#")[0]))]
-    assert bad == []
-
-
-def test_no_identifier_eaten_by_emphasis(page):
-    """No CUDA word like __restrict__ became bold or italic."""
-    words = (r"(restrict|global|device|host|shared|syncthreads|forceinline|"
-             r"launch_bounds|constant|align|managed)")
-    assert re.findall(r"<(strong|em)>%s</\1>" % words, page) == []
 
 
 def tidy_problems(path):
