@@ -1,17 +1,10 @@
 #!/bin/sh
-# tools/setup.sh [--if-root]
-#
-# Installs what this module needs beyond the CUDA toolkit: Debian packages
-# through apt-get (as root), and cuobjdump with the nvdisasm it calls (which
-# some toolkit installs lack) from NVIDIA's Python packages into the
-# project's own virtual environment build/venv, never into the system
-# Python. Installed packages are skipped, so a second run does nothing.
-#
-# Not root and Debian packages missing: prints the apt-get command, exits 1;
-# with --if-root the same, but exit 0 silently when nothing is missing.
-# DAY74_NO_SETUP=1 skips all of it (a machine with no package registry,
-# such as a GPU node, where the tools are already there).
-# Exit: 0 all present (or installed); 1 something missing; 2 install failed.
+# tools/setup.sh [--if-root]: installs the Debian packages this module
+# needs (as root; otherwise prints the apt-get command and exits 1; with
+# --if-root, silent when nothing is missing), and NVIDIA's cuobjdump and
+# nvdisasm packages, when the toolkit lacks them, into build/venv, never into
+# the system Python. A second run does nothing. DAY74_NO_SETUP=1 skips it
+# (a GPU node without a registry). Exit: 0; 1 missing; 2 install failed.
 set -eu
 if [ -n "${DAY74_NO_SETUP:-}" ]; then
     echo "setup.sh: DAY74_NO_SETUP is set; not checking packages" >&2

@@ -1,13 +1,8 @@
 #!/bin/sh
-# tools/compile/find-tool.sh NAME
-#
-# Prints the path of a CUDA binary tool NAME (cuobjdump, nvdisasm, ...),
-# looking in $CUDA_HOME/bin, then PATH, then the bin/ folders of NVIDIA's
-# Python packages (nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm) in the
-# project's build/venv (where tools/setup.sh installs them) or in $PYTHON.
-# Output: one line, the path; when nothing is found, the bare NAME, so that
-# `need.sh "$(find-tool.sh cuobjdump)" PACKAGE pip` names the tool.
-# Exit: 0 found, 1 not found, 2 usage.
+# tools/compile/find-tool.sh NAME: the path of CUDA tool NAME (cuobjdump,
+# nvdisasm) from $CUDA_HOME/bin, PATH, or NVIDIA's Python packages in
+# build/venv (tools/setup.sh) or $PYTHON; else the bare NAME, for need.sh
+# to name. Exit: 0 found, 1 not found, 2 usage.
 set -u
 [ $# -eq 1 ] || { echo "usage: find-tool.sh NAME" >&2; exit 2; }
 name=$1

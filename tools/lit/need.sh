@@ -1,11 +1,8 @@
 #!/bin/sh
-# tools/lit/need.sh COMMAND PACKAGE [HOW]
-#
-# Exit 0 when COMMAND is on PATH (or is an executable path). Otherwise print
-# which package provides it and the command that installs it, and exit 1.
-# HOW: apt (default: a Debian package), pip (a Python package) or cuda (the
-# CUDA toolkit). The Makefile runs it before every step that needs an
-# outside tool, so a missing tool is named, not guessed.
+# tools/lit/need.sh COMMAND PACKAGE [apt|pip|cuda]: exit 0 when COMMAND is
+# on PATH (or an executable path); otherwise name the package that gives it
+# and the command that installs it, and exit 1. The Makefile runs it before
+# each step that needs an outside tool.
 set -eu
 cmd=$1 pkg=$2 how=${3:-apt}
 if command -v "$cmd" >/dev/null 2>&1 || [ -x "$cmd" ]; then exit 0; fi

@@ -1,21 +1,14 @@
 #!/bin/sh
-# tools/lit/tangle.sh [-L] SOURCE ROOT OUTPUT
-# tools/lit/tangle.sh --roots SOURCE ROOT...
+# tools/lit/tangle.sh [-L] SOURCE ROOT OUTPUT | --roots SOURCE ROOT...
 #
-# First form: tangles root chunk ROOT of the noweb file SOURCE into OUTPUT,
-# as noweb's cpif does but atomically: the text goes to a temporary file
-# beside OUTPUT, which replaces OUTPUT only when the text differs, so an
-# unchanged tangle keeps its timestamp (nothing downstream rebuilds) and an
-# interrupted or failing run never leaves a half-written OUTPUT.
-# -L emits '#line N "SOURCE"' directives (notangle -L), so compiler errors
-# name SOURCE's lines. Fails (exit 1, message on stderr) when ROOT is not a
-# root of SOURCE, or when notangle prints anything on stderr (an undefined
-# chunk, for one), naming the source lines that use an undefined chunk.
-#
-# Second form: fails when SOURCE has a root chunk that is not among the
-# ROOTs given: in noweb a chunk that nothing uses becomes a root, so an
-# unexpected root is almost always a misspelled chunk name, whose code would
-# silently never reach the program. Exit 0 when every root is expected.
+# Tangles root chunk ROOT of the noweb file SOURCE into OUTPUT as noweb's
+# cpif does, but atomically: a temporary file beside OUTPUT replaces it only
+# when the text differs (an unchanged tangle keeps its timestamp; a failed
+# run leaves no half-written OUTPUT). -L adds '#line N "SOURCE"' directives.
+# Fails (exit 1) when ROOT is no root of SOURCE or notangle complains (an
+# undefined chunk: its uses' lines are named). --roots fails when SOURCE has
+# a root not among the ROOTs: an unused chunk is a root, so an unexpected
+# one is almost always a misspelled name whose code would never be tangled.
 set -eu
 NOTANGLE=${NOTANGLE:-notangle}
 NOROOTS=${NOROOTS:-noroots}
@@ -57,7 +50,7 @@ if [ $rc -ne 0 ] || [ -s "$err" ]; then
     sed -n 's/^undefined chunk name: <<\(.*\)>>$/\1/p' "$err" |
     while IFS= read -r name; do
         grep -nF "<<$name>>" "$src" | grep -vF "@<<$name>>" |
-            sed "s|^\([0-9]*\):.*|  $src:\1: uses <<$name>>, which no chunk defines|" >&2
+            sed "s|^\([0-9]*\):.*|  $src:\1: uses <<$name>>, undefined|" >&2
         case $name in
         "<"*) echo "  (write a kernel launch as kernel@<<<grid, block>>>:" \
                    "noweb reads << as a chunk reference)" >&2 ;;

@@ -1,16 +1,12 @@
 #!/bin/sh
 # tools/lit/weave.sh SOURCE.nw FACTS.json OUTPUT.html
 #
-# Weaves one HTML page from a noweb source: noweave with the nw2md.py back
-# end (Pandoc Markdown), then pandoc with facts.lua (measured values from
-# FACTS.json, written by gather.py) and divs.lua (lesson boxes), the
-# template and stylesheet of SITE_DIR (default: the site/ folder beside
-# tools/), everything embedded in one file. Writes OUTPUT.md (the Markdown,
-# kept for debugging) and OUTPUT, each through a temporary name and a rename.
-# NOWEAVE and PANDOC name the tools; SITE_EXTRA_RESOURCES is a further
-# ':'-separated list of folders searched for images (plots under build/).
-# Exit: 0 written; 1 a tool failed (an unknown fact is named with its
-# source lines); 2 usage.
+# noweave with the nw2md.py back end (Markdown), then pandoc with facts.lua
+# (values from FACTS.json, by gather.py) and divs.lua (lesson boxes), the
+# template and stylesheet of SITE_DIR (default: site/ beside tools/), all
+# embedded in one page; OUTPUT.md is kept. Temporary names, then renames.
+# NOWEAVE, PANDOC name the tools; SITE_EXTRA_RESOURCES adds image folders.
+# Exit: 0; 1 a tool failed (an unknown fact named with its lines); 2 usage.
 set -eu
 if [ $# -ne 3 ]; then
   echo "usage: $0 SOURCE.nw FACTS.json OUTPUT.html" >&2; exit 2
@@ -22,7 +18,7 @@ NOWEAVE=${NOWEAVE:-noweave} PANDOC=${PANDOC:-pandoc}
 for f in "$src" "$facts" "$site/template.html" "$site/style.css"; do
   [ -r "$f" ] || { echo "$0: cannot read $f" >&2; exit 1; }
 done
-md=${out%.html}.md
+md=${out%.html}.md extra=${SITE_EXTRA_RESOURCES:-}
 # The identifier index comes from '@ %def' lines; a source without any gets
 # noweb's heuristic C definition finder instead, with a note.
 defs=
@@ -40,7 +36,7 @@ err=$(mktemp "${TMPDIR:-/tmp}/weave-err.XXXXXX")
 if ! "$PANDOC" "$md.tmp" -f markdown -t html5 --standalone \
   --preserve-tabs --template "$site/template.html" --css style.css \
   --self-contained --metadata-file "$facts" \
-  --resource-path="$site:$(dirname "$src")${SITE_EXTRA_RESOURCES:+:$SITE_EXTRA_RESOURCES}" \
+  --resource-path="$site:$(dirname "$src")${extra:+:}$extra" \
   --lua-filter "$here/facts.lua" --lua-filter "$here/divs.lua" --mathml \
   --toc --toc-depth=2 -o "$out.tmp" 2>"$err"; then
   # Name the source line of an unknown fact, without Lua's traceback.
