@@ -1,17 +1,12 @@
 """derive: Day 74's derived facts and every verdict on its predictions.
 
-Called by tools/lit/gather.py (--derive tools.facts.derive). Each put()
-line below is one fact: its name, the facts it reads and how it is
-computed from their unrounded values. A fact whose inputs are missing is
-not produced (the page says "not yet measured").
-
-Verdicts are tokens (the sentence around them is in day74.nw):
-  held / failed           the prediction and the evidence agree or not;
-  no measurable effect    the difference judged lies inside the run-to-run
-                          spread of piped/sync (spread.2048.ratio_max -
-                          ratio_min), so the evidence cannot tell;
-  inconclusive            the separate processes fall on both sides;
-  fused / not fused       the open question of prediction 4.
+tools/lit/gather.py calls derive() (--derive tools.facts.derive). Each put()
+line is one fact: its name, the facts it reads, how it is computed from
+their unrounded values; missing inputs, no fact ("not yet measured").
+Verdicts are tokens, their sentences are in day74.nw: held / failed; no
+measurable effect (the difference judged lies inside the run-to-run spread
+of piped/sync, spread.2048.ratio_max - ratio_min); inconclusive (separate
+processes on both sides); fused / not fused (prediction 4's question).
 """
 
 PREDICTED_RATIO = (0.75, 0.95)        # prediction 1: piped/sync at N = 2048

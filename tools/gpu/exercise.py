@@ -3,16 +3,14 @@
 Usage: python3 -m tools.gpu.exercise [--stages 2,3,4] [--size 2048]
            [--arch sm_80] [--out build/exercise] [--make make]
 
-For each stage count S: builds build/<ARCH>-<S>stages/pipelined_gemm (the
-binary itself, so build/pipelined_gemm keeps pointing at the user's last
-build), runs it at N with --csv, and prints the exercise's table: piped/sync
-(median times; < 1: the pipeline is faster), the pipelined kernel's static
-shared memory per block (bytes) and resident blocks per SM (occupancy API).
-The table also goes to OUT/stages.csv (unrounded) and OUT/stages.md (the
-format of exercises/README.md). Needs a GPU of compute capability >= 8.0.
-Exit: 0 all passed; else the first failing step's status after the other
-depths ran; 3 or 4 at once when the program cannot run here (no GPU, too
-old).
+Per stage count S: builds build/<ARCH>-<S>stages/pipelined_gemm (not
+build/pipelined_gemm, which keeps the user's last build), runs it at N with
+--csv and prints the exercise's table: piped/sync (< 1: the pipeline is
+faster), the piped kernel's static shared memory per block (bytes) and
+resident blocks per SM, also into OUT/stages.csv (unrounded) and
+OUT/stages.md (exercises/README.md's format). Needs a GPU of CC >= 8.0.
+Exit: 0; else the first failing step's status, after the other depths; 3
+or 4 at once when the program cannot run here (no GPU, too old).
 """
 
 import argparse

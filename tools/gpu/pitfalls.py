@@ -3,15 +3,14 @@
 Usage: python3 -m tools.gpu.pitfalls [--arch sm_80] [--stages 2]
            [--compile-only] [--report build/pitfalls/report.txt]
 
-No GPU needed: nvcc refuses misaligned-copy with the static_assert that
-explains the 16-byte promise; -arch=sm_75 compiles to PTX without cp.async;
-the runnable variants were built. On a GPU of compute capability 8.0 or
-newer: the capability gate refuses the sm_75 binary (exit 4); the memcmp
-catches wrong-stage (exit 1, size named); the memcmp or racecheck catches
-barrier-for-wait (which one is recorded); the watchdog names the kernel
-unmatched-commit hangs (exit 6). Without a GPU that part is skipped, not
-failed. Prints PASS/FAIL per check and "N passed, M failed"; the report
-keeps every transcript (temporary name, rename). Exit 1 on a failure.
+No GPU: nvcc refuses misaligned-copy with the static_assert on the 16-byte
+promise; -arch=sm_75 compiles to PTX without cp.async; the runnable
+variants are built. On a GPU (CC >= 8.0; skipped, not failed, without
+one): the capability gate refuses the sm_75 binary, the memcmp catches
+wrong-stage, the memcmp or racecheck catches barrier-for-wait (which one is
+recorded), the watchdog names the kernel unmatched-commit hangs. Prints
+PASS/FAIL lines and "N passed, M failed"; the report keeps the transcripts.
+Exit 1 on a failure.
 """
 
 import argparse

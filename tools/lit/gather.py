@@ -1,37 +1,27 @@
 """gather: the measured facts of a lesson, as pandoc metadata.
 
-Usage (from the module's root folder):
-  python3 -m tools.lit.gather --schema SCHEMA.tsv --evidence DIR
-      --source-hash FILE --out FACTS.json [--derive MODULE]
+Usage: python3 -m tools.lit.gather --schema SCHEMA.tsv --evidence DIR
+           --source-hash FILE --out FACTS.json [--derive MODULE]
 
-Reads the schema and every DIR/*.facts.json:
-  {"meta": {"kind": PRODUCER, "source_sha256": HEX, "date": ...,
-            "transcript": "evidence/x.txt", ...},
-   "facts": {"a.number": 0.9448, "a.flag": true, "a.token": "held"}}
-Values are unrounded numbers, booleans or short tokens (one line, at most
-MAX_WORDS words): sentences belong in the lesson's source. MODULE's
-derive(facts, evidence), given {name: Fact} and the Evidence list, returns
-{name: (value, [names read])} in an order where each fact follows the
-derived facts it reads. Each value is then shown once, by its FORMAT, into
-OUT (JSON, which pandoc reads as YAML metadata; temporary name, rename):
-  {"facts_schema": {name: description},
-   "facts": {name: {"text": "0.945", "from": FILES, "stale": false}}}
-"from" names the files the value came from (all of a derived fact's
-inputs'); "stale" is true when they were made from other sources than the
-current hash. Of two files giving one fact, fresh wins over stale, then
-the later meta.date, then the later file name.
-
-Schema lines: NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION. PRODUCER is the
-meta.kind that may give the fact, "derived", or "=OTHER" for an old name
-showing fact OTHER. NAME may hold groups {a,b}: the line stands for each
-choice, and {1}, {2}... in the other fields name the choice of group 1, 2...
-FORMAT: "-" (as it is), a Python format with one field ("{:.3f}",
-"{:.1f} %", "nvcc {}"), or for a boolean "TRUE-TEXT|FALSE-TEXT".
+Reads the schema (NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION lines;
+PRODUCER a meta.kind, "derived" or "=OTHER" for an old name showing fact
+OTHER; NAME may hold {a,b} groups, one line standing for each choice, with
+{1}, {2}... in the other fields naming it) and every DIR/*.facts.json:
+{"meta": {"kind", "source_sha256", "date", "transcript", ...}, "facts":
+{name: value}}, values unrounded numbers, booleans or tokens (one line, at
+most MAX_WORDS words: sentences belong in the lesson). MODULE's
+derive(facts, evidence) returns {name: (value, [names read])}, each after
+the derived facts it reads. Of two files giving a fact, fresh evidence wins
+over stale, then the later date, then the later name. Each value is shown
+once by its FORMAT ("-": as it is; "{:.3f}", "{:.1f} %" ...: a Python
+format; "A|B": a boolean) into OUT (temporary name, rename), JSON that
+pandoc reads as YAML: {"facts_schema": {name: description}, "facts":
+{name: {"text", "from": its files, "stale": made from other sources}}}.
 
 Exit: 0 written (stale evidence gives "gather: WARNING" lines); 1 an error
-("gather: error: ..."): an unknown fact name (with the nearest ones), a
-malformed schema or facts.json, a value that is no short value or does not
-fit its format; 2 usage.
+("gather: error: ..."): an unknown fact name (the nearest ones named), a
+malformed schema or facts.json, a value no short value or not fitting its
+format; 2 usage.
 """
 
 import argparse
@@ -62,14 +52,7 @@ Entry = collections.namedtuple("Entry", "producer fmt desc")
 Fact = collections.namedtuple("Fact", "value sources stale")
 
 
-class Evidence(collections.namedtuple("Evidence", "path meta facts stale")):
-    """One facts.json: path, meta (dict), facts ({name: value}), stale."""
-
-    @property
-    def source(self):
-        """The file a reader should open: the transcript if named."""
-        return self.meta.get("transcript") or self.path
-
+Evidence = collections.namedtuple("Evidence", "path meta facts stale")
 
 def expand_braces(name, desc):
     """[(name, desc)] for each choice of name's {a,b} groups, {1}, {2}...
@@ -204,7 +187,8 @@ def merge(evidence):
         for name, value in ev.facts.items():
             if name in owner:
                 notes.append(f"{name}: {ev.path} replaces {owner[name]}")
-            facts[name] = Fact(value, (ev.source,), ev.stale)
+            facts[name] = Fact(value, (ev.meta.get("transcript") or ev.path,),
+                               ev.stale)
             owner[name] = ev.path
     return facts, notes
 
