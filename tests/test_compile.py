@@ -98,15 +98,17 @@ GOOD = {"sm_80": "good-sm_80.ptx"}
      "matmulTilePiped holds no LDGSTS", {}),
     (GOOD, {"sm_80": "fused.sass"}, 0, "",
      {("sass", "sm_80", "sync", "LDGSTS"): 1,
-      ("sass", "sm_80", "piped", "LDGSTS"): 1})],
+      ("sass", "sm_80", "piped", "LDGSTS"): 1}),
+    ({"sm_80": "not-ptx.ptx"}, {}, 2, "cannot read", {})],
     ids=["good", "sm75", "in-sync", "outside", "register-fill",
-         "no-ldgsts", "fused"])
+         "no-ldgsts", "fused", "unreadable"])
 def test_sm80_fixtures(tmp_path, ptx, sass, rc, expect, want):
     """A good build passes, forms counted per kernel (comments and mbarrier
     instructions aside); cp.async below sm_80, in matmulTileSync or outside
     both kernels, a piped fill through registers (even with the pipeline's
     own arrive) and piped SASS without LDGSTS each fail, named; a sync
-    kernel that ptxas fused is recorded, not failed."""
+    kernel that ptxas fused is recorded, not failed; unreadable PTX is a
+    usage error (2), never a pass."""
     p, r = sm80(tmp_path, ptx, sass)
     assert p.returncode == rc and expect in p.stderr, p.stderr
     for path, value in want.items():
@@ -114,13 +116,6 @@ def test_sm80_fixtures(tmp_path, ptx, sass, rc, expect, want):
         for key in path:
             node = node[key]
         assert node == value, path
-
-
-def test_unreadable_ptx_is_a_usage_error(tmp_path):
-    """Unreadable PTX exits 2, never passes."""
-    p, _ = check(tmp_path, "sm80", {"sm_80-s2.ptx": "not ptx {"},
-                 "--stages", "2", "--ptx", "sm_80", "--sass")
-    assert p.returncode == 2, p.stderr
 
 
 CALL = re.compile(r"cuda::memcpy_async\(\s*(&[^,;]+?),\s*(&[^,;]+?),\s*"

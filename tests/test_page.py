@@ -88,19 +88,16 @@ def tidy_problems(path):
     return problems
 
 
-def test_tidy_page(tmp_path):
-    """tidy reports nothing on the page, and does see a bad page."""
-    assert tidy_problems(PAGE) == []
-    bad = tmp_path / "bad.html"
-    bad.write_text("<!DOCTYPE html><html><head><title>x</title></head>"
-                   "<body><p><foo>x</p></body></html>")
-    assert tidy_problems(str(bad)), "tidy found nothing wrong in a bad page"
-
-
-def test_tidy_demo_page(tmp_path, demo):
-    """tidy is clean on the demo (facts, boxes, details, figure)."""
+def test_tidy(tmp_path, demo):
+    """tidy finds nothing on the page and the demo (facts, boxes, details,
+    figure), and does see a bad page."""
     (tmp_path / "demo.html").write_text(demo, encoding="utf-8")
+    (tmp_path / "bad.html").write_text("<!DOCTYPE html><html><head><title>"
+                                       "x</title></head><body><p><foo>x</p>"
+                                       "</body></html>")
+    assert tidy_problems(PAGE) == []
     assert tidy_problems(str(tmp_path / "demo.html")) == []
+    assert tidy_problems(str(tmp_path / "bad.html")), "bad page unseen"
 
 
 BROWSER_JS = os.path.join(P.FIXTURES, "..", "browser-check.js")
