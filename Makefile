@@ -14,7 +14,7 @@ CFLAGS    ?= -O3 -Wall -Wextra -Wpedantic
 RUN_ARGS  ?=
 JOBS      ?= 4
 # The system Python, with Debian's python3-pygments and python3-pytest.
-PYTHON    ?= /usr/bin/python3
+PYTHON    ?= $(or $(wildcard /usr/bin/python3),python3)
 NOTANGLE  ?= notangle
 NOROOTS   ?= noroots
 NOWEAVE   ?= noweave

@@ -33,8 +33,8 @@ def checkout(dest, src=REPO, files=None, seed=()):
     then the build products named in seed (relative paths that exist in
     src), timestamps kept so an up-to-date build stays up to date.
     Returns dest."""
-    for rel in list(files or sources(src)) + [s for s in seed if
-                                             os.path.isfile(os.path.join(src, s))]:
+    seeded = [s for s in seed if os.path.isfile(os.path.join(src, s))]
+    for rel in list(files or sources(src)) + seeded:
         os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
         shutil.copy2(os.path.join(src, rel), os.path.join(dest, rel))
     return dest

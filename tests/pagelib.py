@@ -178,7 +178,8 @@ def name(rng, taken):
         words = [text(rng, NAME, rng.randint(1, 8)) or "n"
                  for _ in range(rng.randint(1, 4))]
         if rng.random() < 0.3:
-            words.insert(0, "[[%s]]" % text(rng, "abcxyz_%+", rng.randint(1, 4)))
+            words.insert(0, "[[%s]]" % text(rng, "abcxyz_%+",
+                                            rng.randint(1, 4)))
         n = " ".join(words).replace("[[]]", "q")
         if n not in taken:
             taken.add(n)

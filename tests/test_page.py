@@ -42,7 +42,7 @@ def demo():
     return P.weave_page(fixture("page-demo.nw"), fixture("facts-good.json"))
 
 
-# ---- the page ------------------------------------------------------------------
+# ---- the page ---------------------------------------------------------------
 
 def test_every_chunk_equals_notangle(page):
     """Every chunk of the page, expanded, equals notangle -R of the source."""
@@ -155,7 +155,7 @@ def which(cmd):
     return cmd
 
 
-# ---- awkward input, one fixture each -------------------------------------
+# ---- awkward input, one fixture each ----------------------------------------
 # Each awkward-*.nw has an .expect file: lines KIND<TAB>TEXT that the page
 # must show (code: an inline code span; para: in the prose; line: a line of
 # code; html: in the page; absent: not in it; chunk: a chunk name; head: a
@@ -188,7 +188,7 @@ def test_awkward_input(name):
                 assert text in seen[kind], (kind, text)
 
 
-# ---- facts and lesson boxes --------------------------------------------------
+# ---- facts and lesson boxes -------------------------------------------------
 
 def test_facts_values_stale_and_missing(demo):
     """Values replace names; stale ones are marked; missing ones say so;
@@ -269,7 +269,7 @@ def test_fuzz_backend():
     assert not failures, "\n  ".join(failures[:5])
 
 
-# ---- a second module, woven and tangled by tools/lit alone ----------------
+# ---- a second module, woven and tangled by tools/lit alone ------------------
 # tools/lit must serve the next day's module as it is: a tiny one
 # (tests/fixtures/tiny) that shares nothing with Day 74 but that folder.
 LIT = os.path.join(REPO, "tools", "lit")
@@ -293,7 +293,8 @@ def test_lit_names_nothing_of_day74():
         if os.path.isfile(os.path.join(LIT, name)):
             with open(os.path.join(LIT, name), encoding="utf-8") as f:
                 text = f.read()
-            assert not re.search(r"day ?74|matmul|pipelined_gemm", text, re.I), \
+            assert not re.search(r"day ?74|matmul|pipelined_gemm", text,
+                                 re.I), \
                 name
 
 

@@ -255,7 +255,7 @@ def test_missing_tool(refs, missing_dir, how, case):
         assert not os.path.exists(os.path.join(d, a)), f"{a} was written"
 
 
-# ---- interrupts -------------------------------------------------------------------
+# ---- interrupts -------------------------------------------------------------
 
 def test_interrupts(refs):
     """SIGINT at a random moment never leaves a file make would keep, and
@@ -294,7 +294,7 @@ def test_interrupts(refs):
     assert hit, f"no trial interrupted a running make ({refs.t_full:.1f} s)"
 
 
-# ---- full disk ----------------------------------------------------------------------
+# ---- full disk --------------------------------------------------------------
 
 def test_full_disk(refs):
     """Under ulimit -f, make fails without a half-written file, from a clean
@@ -331,7 +331,7 @@ def test_full_disk(refs):
     assert problems == []
 
 
-# ---- read-only build/ --------------------------------------------------------------
+# ---- read-only build/ -------------------------------------------------------
 
 def test_read_only(refs):
     """With build/ read-only, make fails naming a path under build/ and
@@ -393,7 +393,7 @@ def test_read_only(refs):
     assert problems == []
 
 
-# ---- parallel builds --------------------------------------------------------------
+# ---- parallel builds --------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def parallel_dir(refs):
