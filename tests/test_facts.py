@@ -12,7 +12,7 @@ import pytest
 
 from conftest import FIXTURES, REPO, checkout, run
 from tools.facts import derive
-from tools.lit import gather
+from tools.lit import gather, litlib
 
 FIX = os.path.join(FIXTURES, "facts")
 SCHEMA = os.path.join(REPO, "tools", "facts", "schema.tsv")
@@ -28,16 +28,8 @@ def gather_case(tmp_path, case, evidence=None, schema=None):
              "--source-hash", os.path.join(FIX, case if case in os.listdir(
                  FIX) else "good", "source.sha256"),
              "--derive", "tools.facts.derive", "--out", out])
-    facts = None
-    if os.path.exists(out):
-        with open(out, encoding="utf-8") as f:
-            facts = json.load(f)
-    return p, out, facts
-
-
-def text(doc, name):
-    """The text a fact shows in a gathered document, or None."""
-    return doc["facts"].get(name, {}).get("text")
+    return p, out, (json.loads(litlib.read_text(out)) if os.path.exists(out)
+                    else None)
 
 
 CASES = sorted(c for c in os.listdir(FIX) if os.path.isdir(
@@ -48,8 +40,7 @@ CASES = sorted(c for c in os.listdir(FIX) if os.path.isdir(
 def test_fixture_case(tmp_path, case):
     """Each fixture folder's evidence gathers as its expect.json says: exit
     status, stderr lines, schema descriptions and facts (null: absent)."""
-    with open(os.path.join(FIX, case, "expect.json")) as f:
-        want = json.load(f)
+    want = json.loads(litlib.read_text(os.path.join(FIX, case, "expect.json")))
     p, out, doc = gather_case(tmp_path, case)
     assert p.returncode == want["rc"], (want["why"], p.stderr)
     for line in want.get("stderr", []):
@@ -142,8 +133,7 @@ def test_real_schema_lists_every_fact_of_the_page(tmp_path):
     assert doc["facts"]["page.evidence"] == none
     assert all(f == none for f in doc["facts"].values()), "only page.evidence"
 
-    with open(os.path.join(REPO, "day74.nw"), encoding="utf-8") as f:
-        nw = f.read()
+    nw = litlib.read_text(os.path.join(REPO, "day74.nw"))
     used = set(re.findall(r"\[([a-z0-9_.]*)\]\{\.fact\}", nw)) | set(
         re.findall(r'\bfact="([a-z0-9_.]*)"', nw))
     assert used <= set(doc["facts_schema"]), used - set(doc["facts_schema"])
@@ -155,10 +145,9 @@ def test_committed_evidence_gathers(tmp_path):
     p, _, doc = gather_case(tmp_path, "real", evidence=os.path.join(
         REPO, "evidence"), schema=SCHEMA)
     assert p.returncode == 0, p.stderr
-    assert text(doc, "verdict.stages") == "no measurable effect", \
-        "the three depths differ by less than the spread"
-    assert text(doc, "verdict.memcmp") == "held"
-    assert text(doc, "verdict.fusion") == "not fused"
+    assert [doc["facts"][f"verdict.{v}"]["text"] for v in (
+        "stages", "memcmp", "fusion")] == ["no measurable effect", "held",
+                                           "not fused"], "depths within spread"
 
 
 @pytest.mark.parametrize("r,lo,hi,want", [
@@ -200,10 +189,9 @@ def test_gpu_facts_reproduce_the_committed_file(tmp_path):
         if f.startswith("gpu-") and not f.endswith(".facts.json")])
     p = run([sys.executable, "-m", "tools.gpu.gpu_facts", ev])
     assert p.returncode == 0, p.stderr
-    with open(os.path.join(ev, "gpu-h200.facts.json")) as a, \
-            open(os.path.join(REPO, "evidence", "gpu-h200.facts.json")) as b:
-        new, old = json.load(a), json.load(b)
-    assert new == old
+    new = json.loads(litlib.read_text(os.path.join(ev, "gpu-h200.facts.json")))
+    assert new == json.loads(litlib.read_text(os.path.join(
+        REPO, "evidence", "gpu-h200.facts.json")))
     assert new["facts"]["run.sm_80.1024.piped_pct_cublas"] == 77.25
     assert new["facts"]["spread.2048.ratio_min"] == 0.94336
     os.remove(os.path.join(ev, "gpu-h200-sass.txt"))

@@ -6,7 +6,6 @@ a seeded fuzz test of nw2md.py, and tools/lit on a second module."""
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 import pytest
@@ -101,7 +100,6 @@ def test_tidy(tmp_path, demo):
 
 
 BROWSER_JS = os.path.join(P.FIXTURES, "..", "browser-check.js")
-
 
 
 @pytest.mark.parametrize("width", [375, 1280])
@@ -209,23 +207,17 @@ def test_facts_values_stale_and_missing(demo):
     assert "[smem.stage2]" not in demo and "{.fact}" not in demo
 
 
-def weave(nw, facts, tmp_path):
-    """Run weave.sh; returns (CompletedProcess, output path)."""
+def test_missing_and_unknown_facts(tmp_path):
+    """A schema name without a value is named on stderr; one outside the
+    schema stops the build, named with its source line, leaving no page."""
     out = str(tmp_path / "x.html")
-    return run([P.WEAVE, fixture(nw), fixture(facts), out]), out
-
-
-def test_missing_value_warns(tmp_path):
-    """A schema name without a value is named on stderr."""
-    p, _ = weave("page-demo.nw", "facts-good.json", tmp_path)
+    p = run([P.WEAVE, fixture("page-demo.nw"), fixture("facts-good.json"),
+             out])
     assert p.returncode == 0, p.stderr
     assert "unmeasured.one" in p.stderr and "not yet measured" in p.stderr
-
-
-def test_unknown_fact_fails_the_build(tmp_path):
-    """A name outside facts_schema stops the build and is named, with its
-    source line."""
-    p, out = weave("facts-unknown.nw", "facts-bad.json", tmp_path)
+    os.remove(out)
+    p = run([P.WEAVE, fixture("facts-unknown.nw"), fixture("facts-bad.json"),
+             out])
     assert p.returncode != 0, "build succeeded"
     assert "not.in.schema" in p.stderr and "facts-unknown.nw:5" in p.stderr
     assert not os.path.exists(out), "a failed build left its output"
@@ -244,20 +236,16 @@ def test_boxes_and_details(demo):
                      r'alt="Two timelines', demo), "figure not embedded"
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("hello\n", "not a pipeline line"),
-    ("@begin code 0\n@nl\n@end code 0\n", "without @defn"),
-    ("@fatal markup: broken\n", "earlier noweb stage")])
-def test_nw2md_rejects_bad_input(text, needle):
-    """Input that is not a noweb pipeline gets a clear error and exit 1."""
-    p = run([P.NW2MD], input=text)
-    assert p.returncode == 1 and needle in p.stderr
-
-
-def test_nw2md_rejects_unknown_option():
-    """An unknown option is a usage error (exit 2)."""
-    p = run([P.NW2MD, "-bogus"], stdin=subprocess.DEVNULL)
-    assert p.returncode == 2 and "unknown option" in p.stderr
+@pytest.mark.parametrize("text,option,rc,needle", [
+    ("hello\n", [], 1, "not a pipeline line"),
+    ("@begin code 0\n@nl\n@end code 0\n", [], 1, "without @defn"),
+    ("@fatal markup: broken\n", [], 1, "earlier noweb stage"),
+    ("", ["-bogus"], 2, "unknown option")])
+def test_nw2md_rejects_bad_input(text, option, rc, needle):
+    """Input that is not a noweb pipeline gets a clear error and exit 1; an
+    unknown option is a usage error (exit 2)."""
+    p = run([P.NW2MD, *option], input=text)
+    assert p.returncode == rc and needle in p.stderr
 
 
 def test_fuzz_backend():

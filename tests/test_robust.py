@@ -70,7 +70,7 @@ def refs(tmp_path_factory):
     """The module's reference builds; frozen files unfrozen at the end."""
     root = str(tmp_path_factory.mktemp("robust"))
     yield Refs(root)
-    unfreeze(root)
+    freeze(root, False)
 
 
 def products(d):
@@ -98,7 +98,7 @@ def snapshot(d):
 
 def clean(d):
     """Remove every product from d."""
-    unfreeze(os.path.join(d, "build"))
+    freeze(os.path.join(d, "build"), False)
     shutil.rmtree(os.path.join(d, "build"), ignore_errors=True)
     shutil.rmtree(os.path.join(d, "site", "downloads"), ignore_errors=True)
     for f in os.listdir(os.path.join(d, "site")):
@@ -148,16 +148,12 @@ def judge(d, old, new=None):
 
 def exact(d, ref):
     """Problems when d's products are not exactly ref (leftovers aside)."""
-    got, problems = snapshot(d), []
-    for rel in sorted(set(ref) | set(got)):
-        if rel not in got:
-            problems.append(f"{rel}: missing after the rebuild")
-        elif rel not in ref:
-            problems.append(f"{rel}: not in the reference")
-        elif got[rel] != ref[rel]:
-            problems.append(f"{rel}: differs from the reference after the "
-                            "rebuild")
-    return problems
+    got = snapshot(d)
+    return [f"{rel}: " + ("missing after the rebuild" if rel not in got else
+                          "not in the reference" if rel not in ref else
+                          "differs from the reference after the rebuild")
+            for rel in sorted(set(ref) | set(got))
+            if got.get(rel) != ref.get(rel)]
 
 
 def restored(d, ref):
@@ -167,16 +163,12 @@ def restored(d, ref):
             if p.returncode else []) + exact(d, ref)
 
 
-def freeze(path):
-    """chattr -R +i path; True when it worked."""
-    return subprocess.run(["chattr", "-R", "+i", path],
-                          capture_output=True).returncode == 0
-
-
-def unfreeze(path):
-    """chattr -R -i path, where chattr exists."""
-    if os.path.exists(path) and shutil.which("chattr"):
-        subprocess.run(["chattr", "-R", "-i", path], capture_output=True)
+def freeze(path, on=True):
+    """chattr -R +i path (on) or -i (off, where chattr exists); True when
+    it worked."""
+    return bool(shutil.which("chattr")) and os.path.exists(path) and \
+        subprocess.run(["chattr", "-R", "+i" if on else "-i", path],
+                       capture_output=True).returncode == 0
 
 
 # ---- missing tools ----------------------------------------------------------
@@ -343,7 +335,7 @@ def test_read_only(refs):
     os.makedirs(probe)
     chattr = (os.environ.get("ROBUST_RO_METHOD") != "bind"
               and shutil.which("chattr") and freeze(probe))
-    unfreeze(probe)
+    freeze(probe, False)
     flags = "-m" if os.geteuid() == 0 else "-rm"
     bind = not chattr and shutil.which("unshare") and subprocess.run(
         ["unshare", flags, "sh", "-c", 'mount --bind "$1" "$1" && mount -o '
@@ -359,7 +351,7 @@ def test_read_only(refs):
             try:
                 return make(d, *targets)
             finally:
-                unfreeze(os.path.join(d, "build"))
+                freeze(os.path.join(d, "build"), False)
         return subprocess.run(
             ["unshare", flags, "sh", "-c", 'mount --bind build build && '
              'mount -o remount,bind,ro build build && exec make "$@"', "sh",
