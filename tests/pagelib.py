@@ -10,29 +10,16 @@ import os
 import random
 import re
 import shutil
-import subprocess
 import tempfile
 import time
+
+from conftest import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures", "weave")
 NW2MD = os.path.join(ROOT, "tools", "lit", "nw2md.py")
 WEAVE = os.path.join(ROOT, "tools", "lit", "weave.sh")
-NOWEAVE = os.environ.get("NOWEAVE", "noweave")
 NOWEB_LIB = os.environ.get("NOWEB_LIB", "/usr/lib/noweb")
-EMPTY_FACTS = os.path.join(FIXTURES, "facts-empty.json")
-
-
-class Use:
-    """A reference to another chunk inside a chunk's code."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return "Use(%r)" % self.name
-
-
 CHUNK = re.compile(r'<div class="nwchunk"[^>]*? data-chunk="([^"]*)".*?'
                    r'<pre class="nwcode[^"]*"><code>(.*?)</code></pre>', re.S)
 USE = re.compile(r'<a class="nwuse" data-chunk="([^"]*)"[^>]*>.*?</a>')
@@ -40,11 +27,11 @@ USE = re.compile(r'<a class="nwuse" data-chunk="([^"]*)"[^>]*>.*?</a>')
 
 def read_chunks(html_text):
     """{chunk name: [definition]} of a page, each definition a list of
-    lines, each line a list of str (code text) and Use items."""
+    lines, each a list of code text (str) and uses (("use", name))."""
     chunks = {}
     for name, body in CHUNK.findall(html_text):
         assert body.endswith("\n") or not body, "chunk %r: no final \\n" % name
-        lines = [[Use(html.unescape(x)) if i % 2 else
+        lines = [[("use", html.unescape(x)) if i % 2 else
                   html.unescape(re.sub(r"<[^>]+>", "", x))
                   for i, x in enumerate(USE.split(raw))]
                  for raw in body.split("\n")[:-1]]
@@ -52,46 +39,39 @@ def read_chunks(html_text):
     return chunks
 
 
-def normal(lines):
-    """Lines of str and Use items with adjacent text merged, empty text
-    dropped, and each Use as ("use", name): comparable."""
-    out = []
-    for line in lines:
-        items = []
-        for x in line:
-            if isinstance(x, Use):
-                items.append(("use", x.name))
-            elif x and items and isinstance(items[-1], str):
-                items[-1] += x
-            elif x:
-                items.append(x)
-        out.append(items)
-    return out
-
-
 def source_chunks(nw):
-    """{name: [definition]} as noweb's markup reads nw (tabs kept): each
-    definition a list of lines of str and Use items."""
-    res = subprocess.run([os.path.join(NOWEB_LIB, "markup"), "-t", nw],
-                         stdout=subprocess.PIPE, check=True)
+    """read_chunks' result as noweb's markup reads nw (tabs kept)."""
     chunks, lines = {}, None
-    for raw in res.stdout.decode("utf-8").split("\n"):
+    for raw in run([os.path.join(NOWEB_LIB, "markup"), "-t", nw],
+                   check=True).stdout.split("\n"):
         kw, _, arg = raw.partition(" ")
-        if kw == "@begin" and arg.startswith("code"):
-            lines, name = None, None
-        elif kw == "@defn":
+        if kw == "@defn":
             name, lines = arg, []
         elif lines is None:
             continue
         elif kw == "@nl":
             lines.append([])
         elif kw in ("@text", "@use") and lines:
-            lines[-1].append(Use(arg) if kw == "@use" else arg)
+            lines[-1].append(("use", arg) if kw == "@use" else arg)
         elif kw == "@end":
             chunks.setdefault(name, []).append(lines[:-1] if lines and
                                                not lines[-1] else lines)
             lines = None
     return chunks
+
+
+def normal(lines):
+    """Lines with adjacent code text merged and empty text dropped."""
+    out = []
+    for line in lines:
+        items = []
+        for x in line:
+            if isinstance(x, str) and items and isinstance(items[-1], str):
+                items[-1] += x
+            elif x:
+                items.append(x)
+        out.append(items)
+    return out
 
 
 def roundtrip(html_text, nw):
@@ -118,31 +98,14 @@ def roundtrip(html_text, nw):
     return problems
 
 
-def weave_md(nw):
-    """Run noweave with nw2md on nw; return (returncode, markdown, stderr)."""
-    res = subprocess.run([NOWEAVE, "-n", "-t", "-index", "-backend", NW2MD, nw],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return (res.returncode, res.stdout.decode("utf-8"),
-            res.stderr.decode("utf-8"))
-
-
-def weave_page(nw, facts=EMPTY_FACTS):
-    """Build a full page from nw with tools/lit/weave.sh; return its HTML."""
+def weave_page(nw, facts=os.path.join(FIXTURES, "facts-empty.json")):
+    """The HTML page tools/lit/weave.sh makes of nw (AssertionError if it
+    fails)."""
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "page.html")
-        res = subprocess.run([WEAVE, nw, facts, out], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
-        if res.returncode != 0:
-            raise AssertionError("weave.sh failed (%d): %s" % (
-                res.returncode, res.stderr.decode("utf-8")[-2000:]))
-        with open(out, encoding="utf-8") as f:
+        p = run([WEAVE, nw, facts, os.path.join(tmp, "page.html")])
+        assert p.returncode == 0, "weave.sh failed: " + p.stderr[-2000:]
+        with open(os.path.join(tmp, "page.html"), encoding="utf-8") as f:
             return f.read()
-
-
-def raw_blocks(markdown):
-    """The HTML of each chunk's raw block in nw2md's Markdown output."""
-    return re.findall(r"^```\{=html\}\n(<div class=\"nwchunk\".*?)\n```$",
-                      markdown, re.M | re.S)
 
 
 def texts(html_text, tag, cls=None):
@@ -236,9 +199,10 @@ def fuzz(seed, budget_s):
             path = os.path.join(tmp, "doc%d.nw" % n)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(document(rng))
-            rc, md, err = weave_md(path)
-            problems = (["nw2md exit %d: %s" % (rc, err[-500:])] if rc else
-                        roundtrip("\n".join(raw_blocks(md)), path))
+            p = run([os.environ.get("NOWEAVE", "noweave"), "-n", "-t",
+                     "-index", "-backend", NW2MD, path])
+            problems = (["nw2md exit %d: %s" % (p.returncode, p.stderr)]
+                        if p.returncode else roundtrip(p.stdout, path))
             if n % 25 == 0 and not problems:   # now and then, a whole page
                 problems = roundtrip(weave_page(path), path)
             if problems:

@@ -174,7 +174,7 @@ def test_awkward_input(name):
     seen = {"code": P.texts(html, "code"), "html": html, "chunk": chunks,
             "para": " ".join(P.texts(html, "p")),
             "head": P.texts(html, "a", "nwname"),
-            "line": ["".join(x if isinstance(x, str) else "<<%s>>" % x.name
+            "line": ["".join(x if isinstance(x, str) else "<<%s>>" % x[1]
                              for x in line) for defs in chunks.values()
                      for d in defs for line in d]}
     for expect in read(fixture(name + ".expect")).splitlines():
