@@ -162,10 +162,10 @@ pitfalls-compile: deps $(BINS) build/$(REFUSED).cu
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
 
 # ---- compile checks and compile evidence (no GPU) ---------------------------
-# Products in CHECK_DIR, one per ARCH-sSTAGES stem (e.g. sm_80-s2), each
-# compiled once; run-nvcc.sh keeps the command (X.cmd) and the compiler's
-# output beside it for the transcript. The negative-control test points
-# CHECK_CU (and CHECK_DEPS, CHECK_DIR) at a variant of the kernel file.
+# Products in CHECK_DIR, one per stem ARCH-sSTAGES, compiled once; the
+# command (X.cmd) and the compiler's output are kept for the transcript.
+# The negative-control test points CHECK_CU (CHECK_DEPS, CHECK_DIR) at a
+# variant of the kernel file.
 CHECK_CU   ?= build/pipelined_gemm.cu
 CHECK_DEPS ?= build/clean/pipelined_gemm.cu build/clean/kernels.h
 CHECK_DIR  ?= build/checks/main
@@ -280,7 +280,6 @@ site/index.html: $(NW) build/facts.json $(WEAVE_TOOLS) $(wildcard site/*.svg) \
 site/downloads/%: build/clean/%
 	@mkdir -p $(@D)
 	cp $< $@.tmp && mv $@.tmp $@
-
 site/downloads/source_hash.h: build/source_hash.h
 	@mkdir -p $(@D)
 	cp $< $@.tmp && mv $@.tmp $@

@@ -1,30 +1,20 @@
 #!/usr/bin/env bash
 # tools/gpu/evidence-gpu.sh [OUTDIR]
 #
-# Re-measures, on a machine with a GPU of compute capability 8.0 or newer,
-# everything the lesson page shows from a GPU, and writes it to OUTDIR
-# (default evidence/) as transcripts whose first lines say what made them:
-# date (UTC), host, GPU, compute capability, driver, toolkit, the exact
-# command and the sha256 of the tangled sources.
-#
-#   gpu-<gpu>-run-sm_80.{txt,csv}    make run, N = 512..4096, default build
-#   gpu-<gpu>-run-sm_90.{txt,csv}    the same, native sm_90 build
-#   gpu-<gpu>-run-default.txt        make run at its default sizes, timed
-#   gpu-<gpu>-spread-<i>.csv, -spread.txt   N = 2048 in 3 more processes
-#   gpu-<gpu>-exercise.{txt,csv}     make exercise (STAGES = 2, 3, 4)
-#   gpu-<gpu>-sass.txt               LDGSTS per kernel in the binaries that ran
-#   gpu-<gpu>-sanitizer.txt          memcheck, racecheck, synccheck, initcheck
-#   gpu-<gpu>-synccheck-probe.txt    synccheck's reports across sizes, depths
-#   gpu-<gpu>-ncu.{txt,csv}          Nsight Compute, both kernels, N = 2048
-#   gpu-<gpu>-pitfalls.txt           make pitfalls on the GPU
-#   gpu-<gpu>-seed.txt               only with SEED_SRC set: the course's
-#                                    earlier program, built out of tree
-#
-# Each step runs even if an earlier one failed; the script exits 1 if any
-# step failed, after writing everything it could (3: no GPU). Files are
-# written under temporary names and renamed when their step ends. Never
-# changes the GPU's clocks or settings (ncu runs with --clock-control none).
-# `make evidence-gpu` runs it, then tools/gpu/gpu_facts.py on the result.
+# Re-measures, on a GPU of compute capability 8.0 or newer, everything the
+# page shows from a GPU, into OUTDIR (default evidence/) as transcripts that
+# start with what made them (date UTC, host, GPU, compute capability,
+# driver, toolkit, command, source sha256): gpu-<gpu>-run-sm_{80,90}.{txt,
+# csv} (make run, N = 512..4096, default and native build), -run-default.txt
+# (timed), -spread-<i>.csv and -spread.txt (N = 2048, 3 more processes),
+# -exercise.{txt,csv}, -sass.txt (LDGSTS per kernel of the binaries that
+# ran), -sanitizer.txt (memcheck, racecheck, synccheck, initcheck),
+# -synccheck-probe.txt, -ncu.{txt,csv} (N = 2048), -pitfalls.txt, and with
+# SEED_SRC set -seed.txt (the course's earlier program, built out of tree).
+# Each step runs even if one before failed; temporary names, renamed when
+# a step ends. Exit 1 if a step failed, 3 without a GPU. Never changes the
+# GPU's clocks or settings (ncu --clock-control none). `make evidence-gpu`
+# runs it, then tools/gpu/gpu_facts.py on the result.
 set -u
 out=${1:-evidence}
 mkdir -p "$out"

@@ -24,12 +24,12 @@ from tools.lit import litlib
 SIZES = (512, 1024, 2048, 4096)
 SANITIZER_N = 512
 # run CSV column -> fact run.<arch>.<n>.<fact>
-RUN_COLUMNS = {
-    "sync_ms_median": "sync_ms", "piped_ms_median": "piped_ms",
-    "cublas_ms_median": "cublas_ms", "sync_gflops": "sync_gflops",
-    "piped_gflops": "piped_gflops", "cublas_gflops": "cublas_gflops",
-    "piped_over_sync": "ratio", "sync_pct_cublas": "sync_pct_cublas",
-    "piped_pct_cublas": "piped_pct_cublas", "identical": "identical"}
+RUN_COLUMNS = {**{f"{k}_ms_median": f"{k}_ms" for k in ("sync", "piped",
+                                                         "cublas")},
+               **{c: c for c in ("sync_gflops", "piped_gflops",
+                                 "cublas_gflops", "sync_pct_cublas",
+                                 "piped_pct_cublas", "identical")},
+               "piped_over_sync": "ratio"}
 # run CSV provenance key -> fact build.<arch>.<fact>
 BUILD_KEYS = {
     "piped_registers": "piped_registers", "sync_registers": "sync_registers",
@@ -64,12 +64,9 @@ class EvidenceError(Exception):
 
 
 def read(path, csv_too=False):
-    """The text of path (or, csv_too, its (meta, rows) as a stamped CSV);
-    EvidenceError when it cannot be read."""
-    try:
-        return (litlib.read_stamped_csv if csv_too else litlib.read_text)(path)
-    except (OSError, ValueError) as e:
-        raise EvidenceError(str(e)) from e
+    """The text of path, or (csv_too) its (meta, rows) as a stamped CSV;
+    OSError or ValueError naming path when it cannot be read."""
+    return (litlib.read_stamped_csv if csv_too else litlib.read_text)(path)
 
 
 def row_for(rows, key, value, path):
@@ -241,10 +238,7 @@ def pitfall_facts(pre, facts):
 def facts_for(pre):
     """(meta, facts) of the transcripts with prefix pre (.../gpu-<gpu>)."""
     stamp = litlib.read_stamp(read(f"{pre}-run-sm_80.txt"))
-    try:
-        toolkit = litlib.nvcc_version(stamp.get("toolkit", ""))[1]
-    except ValueError as e:
-        raise EvidenceError(f"{pre}-run-sm_80.txt: {e}") from e
+    toolkit = litlib.nvcc_version(stamp.get("toolkit", ""))[1]
     facts = {"gpu.name": stamp["gpu"],
              "gpu.compute_capability": stamp["compute_capability"],
              "gpu.driver": stamp["driver"], "gpu.toolkit": toolkit,
@@ -279,7 +273,7 @@ def main(argv):
         pre = run[:-len("-run-sm_80.txt")]
         try:
             meta, facts = facts_for(pre)
-        except (EvidenceError, KeyError, ValueError) as e:
+        except (EvidenceError, KeyError, OSError, ValueError) as e:
             print(f"gpu_facts: {pre}: {e!s}", file=sys.stderr)
             return 1
         litlib.write_atomic(pre + ".facts.json", json.dumps(
