@@ -85,15 +85,10 @@ def read_document(events):
     entry = None           # current chunk-list or index entry
     for keyword, arg in events:
         if keyword == "begin":
-            kind = arg.split(" ")[0]
-            if kind == "docs":
-                mode, docs = "docs", []
-            elif kind == "code":
-                mode = "code"
-                chunk = Chunk()
-                in_body = False
-            else:
+            mode = arg.split(" ")[0]
+            if mode not in ("docs", "code"):
                 raise PipelineError("unknown chunk kind in '@begin %s'" % arg)
+            docs, chunk, in_body = [], Chunk(), False
         elif keyword == "end":
             if mode == "docs":
                 parts.append(("docs", "".join(docs)))
@@ -122,13 +117,11 @@ def read_document(events):
                     chunk.lines.append([])
                 elif chunk.name is not None:
                     in_body = True
-        elif keyword == "quote":
-            if mode == "docs":
-                quote = []
-        elif keyword == "endquote":
-            if mode == "docs" and quote is not None:
-                docs.append(code_span("".join(quote)))
-                quote = None
+        elif keyword == "quote" and mode == "docs":
+            quote = []
+        elif keyword == "endquote" and quote is not None:
+            docs.append(code_span("".join(quote)))
+            quote = None
         elif keyword == "defn":
             chunk.name = arg
             if chunk.label is None:
@@ -156,22 +149,16 @@ def read_document(events):
                 chunk.label = rest
             elif sub == "ref":
                 pending_ref = rest
-            elif sub == "notused" and chunk is not None:
-                chunk.notused = True
-            elif sub == "nextdef" and chunk is not None:
-                chunk.nextdef = rest
-            elif sub == "prevdef" and chunk is not None:
-                chunk.prevdef = rest
+            elif sub in ("notused", "nextdef", "prevdef") and chunk:
+                setattr(chunk, sub, rest or True)
             elif sub == "useitem" and chunk is not None:
                 chunk.usedin.append(rest)
         elif keyword == "index":
             sub, _, rest = arg.partition(" ")
             if sub == "use" and mode == "code":
                 pending_ident, pending_ref = (rest, pending_ref), None
-            elif sub == "defn" and chunk is not None:
-                chunk.defines.append(rest)
-            elif sub == "useitem" and chunk is not None:
-                chunk.uses.append(rest)
+            elif sub in ("defn", "useitem") and chunk is not None:
+                (chunk.defines if sub == "defn" else chunk.uses).append(rest)
         # @file, @header, @trailer, @line, @language, @literal and unknown
         # keywords carry nothing this back end shows.
     return parts, chunklist, index
