@@ -4,6 +4,7 @@ build/ is never touched and nothing up to date is rebuilt; and the
 program's exit codes on a machine without a GPU."""
 
 import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -38,27 +39,17 @@ def scratch(tmp_path_factory):
 def nw(scratch):
     """(read, write) of the scratch day74.nw; restored and re-tangled after
     the test."""
-    path = os.path.join(scratch, "day74.nw")
-    with open(path, "rb") as f:
-        original = f.read()
-
-    def write(data):
-        with open(path, "wb") as f:
-            f.write(data)
-    yield original, write
-    write(original)
+    path = pathlib.Path(scratch, "day74.nw")
+    original = path.read_bytes()
+    yield original, path.write_bytes
+    path.write_bytes(original)
     assert make(scratch, "tangle").returncode == 0
 
 
 def snapshot(root, rels):
     """{rel: (bytes, mtime_ns)} of the files of rels that exist."""
-    out = {}
-    for rel in rels:
-        p = os.path.join(root, rel)
-        if os.path.isfile(p):
-            with open(p, "rb") as f:
-                out[rel] = (f.read(), os.stat(p).st_mtime_ns)
-    return out
+    return {rel: (p.read_bytes(), p.stat().st_mtime_ns) for rel in rels
+            for p in [pathlib.Path(root, rel)] if p.is_file()}
 
 
 def same(before, after, mtimes=True):
@@ -172,10 +163,8 @@ def angle_lines(nw):
 
 def test_launches_and_shifts_intact(scratch):
     """Kernel launches <<<...>>> and shifts reach the tangles intact."""
-    texts = {}
-    for rel in TANGLED[:-1]:
-        with open(os.path.join(scratch, rel)) as f:
-            texts[rel] = f.read()
+    texts = {rel: pathlib.Path(scratch, rel).read_text()
+             for rel in TANGLED[:-1]}
     for rel in ("build/pipelined_gemm.cu", "build/clean/pipelined_gemm.cu"):
         for kern in ("matmulTileSync", "matmulTilePiped"):
             assert (f"{kern}<<<grid, kThreads, 0, stream>>>(a, b, c, n);"
@@ -185,15 +174,12 @@ def test_launches_and_shifts_intact(scratch):
         assert "@<<" not in t, f"{rel} holds an escaped @<<"
         assert not re.search(r"^\s*<<[^<>=]+>>\s*$", t, re.M), \
             f"{rel} holds an unexpanded chunk use"
-    roots = run(["noroots", "day74.nw"], cwd=scratch).stdout.split("\n")
     everything = set()
-    for r in roots:
-        if r.startswith("<<") and r.endswith(">>"):
-            everything.update(l.strip() for l in run(
-                ["notangle", f"-R{r[2:-2]}", "day74.nw"],
-                cwd=scratch).stdout.splitlines())
-    with open(os.path.join(REPO, "day74.nw"), "rb") as f:
-        lines = angle_lines(f.read())
+    for r in run(["noroots", "day74.nw"], cwd=scratch).stdout.splitlines():
+        everything.update(l.strip() for l in run(
+            ["notangle", f"-R{r[2:-2]}", "day74.nw"],
+            cwd=scratch).stdout.splitlines())
+    lines = angle_lines(pathlib.Path(REPO, "day74.nw").read_bytes())
     assert len(lines) >= 2, "no launch or shift lines found in day74.nw"
     assert [l for l in lines if l not in everything] == []
 
