@@ -151,11 +151,10 @@ def load_evidence(path, schema, current_hash):
             and isinstance(obj.get("facts"), dict)):
         raise GatherError(f"{path}: expected \"meta\" and \"facts\" objects")
     meta = obj["meta"]
-    for key in ("kind", "source_sha256", "date"):
-        if not isinstance(meta.get(key), str) or not meta[key].strip():
-            raise GatherError(f"{path}: meta.{key} is missing or empty")
-    if not all(isinstance(v, str) for v in meta.values()):
-        raise GatherError(f"{path}: every meta value must be a string")
+    if not all(isinstance(v, str) for v in meta.values()) or not all(
+            meta.get(k, "").strip() for k in ("kind", "source_sha256", "date")):
+        raise GatherError(f"{path}: meta.kind, .source_sha256 and .date must "
+                          "be there, and every meta value a string")
     kinds = {e.producer for e in schema.values()
              if e.producer != DERIVED and not e.producer.startswith("=")}
     if meta["kind"] not in kinds:
@@ -234,13 +233,12 @@ def read_hash(path, log):
     try:
         h = litlib.read_text(path).strip().lower()
     except OSError as e:
-        print(f"gather: WARNING: {e}; all evidence counts as stale", file=log)
-        return None
-    if not re.fullmatch(r"[0-9a-f]{64}", h):
-        print(f"gather: WARNING: {path} holds no sha256; all evidence counts"
-              " as stale", file=log)
-        return None
-    return h
+        h = str(e)
+    if re.fullmatch(r"[0-9a-f]{64}", h):
+        return h
+    print(f"gather: WARNING: {path} holds no sha256 ({h[:60]}); all evidence"
+          " counts as stale", file=log)
+    return None
 
 
 def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
