@@ -9,6 +9,7 @@ must be older than day74.nw, so make redoes it), and a plain make must
 then restore exactly the reference."""
 
 import os
+import pathlib
 import random
 import re
 import shutil
@@ -201,17 +202,15 @@ def prepare(d, how):
     if how == "clean":
         return clean(d)
     assert make(d, "tangle").returncode == 0
-    if os.path.exists(os.path.join(d, "site/index.html")):
-        os.remove(os.path.join(d, "site/index.html"))
+    pathlib.Path(d, "site/index.html").unlink(missing_ok=True)
     shutil.rmtree(os.path.join(d, "build", "plots"), ignore_errors=True)
     if how == "cubin":
         # cuobjdump is never reached if the check works, so an empty cubin
         # newer than its sources stands in for nvcc's.
-        cub = os.path.join(d, "build/checks/main/sm_80-s2.cubin")
-        os.makedirs(os.path.dirname(cub), exist_ok=True)
-        open(cub, "wb").close()
-        if os.path.exists(cub[:-5] + "sass"):
-            os.remove(cub[:-5] + "sass")
+        cub = pathlib.Path(d, "build/checks/main/sm_80-s2.cubin")
+        cub.parent.mkdir(parents=True, exist_ok=True)
+        cub.write_bytes(b"")
+        cub.with_suffix(".sass").unlink(missing_ok=True)
         assert make(d, "-q", "build/checks/main/sm_80-s2.cubin").returncode \
             == 0, "the stand-in cubin is not up to date for make"
 
@@ -232,8 +231,7 @@ def test_missing_tool(refs, missing_dir, how, case):
     targets, pattern = targets.split(), INSTALL[kind]
     if how == "PATH" and not shutil.which(tool, path=MAKE_ENV.get("PATH")):
         pytest.skip(f"{tool} is not on PATH here")
-    d = missing_dir
-    prepare(d, prep)
+    prepare(d := missing_dir, prep)
     if how == "variable":
         p = make(d, *targets, f"{var}=/nonexistent/{tool}")
     else:
@@ -243,7 +241,7 @@ def test_missing_tool(refs, missing_dir, how, case):
     assert re.search(r"\b" + re.escape(pkg) + r"\b", p.stderr)
     assert re.search(pattern.format(re.escape(pkg)), p.stderr), \
         f"no install command for {pkg}: {p.stderr}"
-    for a in absent.split() if absent != "-" else ():
+    for a in absent.split():
         assert not os.path.exists(os.path.join(d, a)), f"{a} was written"
 
 
