@@ -4,8 +4,7 @@ Usage (from the module's root):
   python3 -m tools.compile.checks sm80 --dir DIR --stages N --out F.json
       [--ptx ARCH ...] [--sass ARCH ...] [--source FILE]
   python3 -m tools.compile.checks stages --dir DIR --refused FILE --out F.json
-      [--arch ARCH ...] [--stages N ...] [--tile-bytes B] [--limit B]
-      [--refused-stages N]
+      [--arch ARCH ...] [--stages N ...] [--tile-bytes B] [--refused-stages N]
   python3 -m tools.compile.checks evidence --dir DIR --source-hash FILE
       [--nvcc NVCC] [--cuobjdump PATH] [--out-dir evidence]
 
@@ -20,7 +19,7 @@ stages reads DIR/ARCH-sN.ptxas.txt (nvcc -Xptxas -v) per depth and FILE,
 the refused compile's record ("exit=N", then the compiler's output), and
 asserts: both kernels reported at every depth; the piped kernel grows by
 one constant step, --tile-bytes plus at most MAX_STATE_STEP bytes of
-pipeline state; every depth within --limit; the sync kernel constant; the
+pipeline state; every depth within LIMIT; the sync kernel constant; the
 refused depth stopped by the static_assert naming the 48 KiB ceiling.
 
 evidence reads both checks' reports for the default build (STAGES=2), the
@@ -55,6 +54,7 @@ ROLE = re.compile(r"matmul\w*?(Piped|Sync)")
 FAMILIES = ("copy", "mbarrier_arrive", "commit_group", "wait_group",
             "wait_all", "other")
 MAX_STATE_STEP = 64
+LIMIT = 48 * 1024   # bytes of static shared memory a block may declare
 # A PTX function header (".visible .entry NAME(", ".func (.param..) NAME(").
 PTX_HEADER = re.compile(
     r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b(.*)$")
@@ -389,7 +389,7 @@ def stages(a, fail):
     if not m:
         raise ValueError(f"{a.refused}: first line is not 'exit=N'")
     res = analyse_stages(reports, (int(m.group(1)), rest), a.tile_bytes,
-                         a.limit, fail)
+                         LIMIT, fail)
     res["refused_stages"] = a.refused_stages
     lines = ["stage-limits: static shared memory per block (ptxas -v)"]
     for arch, rows in res["table"].items():
@@ -417,17 +417,12 @@ MBARRIER_OPS = ("arrive", "init", "inval", "test_wait", "try_wait")
 
 
 def report(d, name):
-    """(JSON, text) of a passing check's report; ValueError otherwise."""
-    try:
-        obj = json.loads(litlib.read_text(os.path.join(d, name + ".json")))
-        text = litlib.read_text(os.path.join(d, name + ".txt"))
-    except (OSError, ValueError) as e:
-        raise ValueError(f"cannot read the {name} report (make sm80-check "
-                         f"stage-limits first): {e}") from e
+    """(JSON, text) of a passing check's report; OSError or ValueError."""
+    obj = json.loads(litlib.read_text(os.path.join(d, name + ".json")))
     if not obj.get("ok"):
         raise ValueError(f"{name} records failed assertions; evidence is "
                          "only written from passing checks")
-    return obj, text
+    return obj, litlib.read_text(os.path.join(d, name + ".txt"))
 
 
 def facts_of(check, limits, release, full):
@@ -499,12 +494,8 @@ def build(a):
                  + [f"{x}-s{n}.cubin" for x in sass for n in depths]
                  + [f"{x}-s{STAGES}.sass" for x in check["sass"]]
                  + [f"sm_80-s{refused}.refused"]):
-        try:
-            L.append("$ " + litlib.read_text(os.path.join(d, name + ".cmd"))
-                     .strip())
-        except OSError as e:
-            raise ValueError(f"no record of the command that made "
-                             f"{os.path.join(d, name)}") from e
+        L.append("$ " + litlib.read_text(os.path.join(d, name + ".cmd"))
+                 .strip())
     L += ["", "== The checks' reports ==", check_text + limits_text,
           "== ptxas -v, verbatim (without 'Compile time') =="]
     for x in sass:
@@ -573,7 +564,6 @@ def main(argv=None):
     s.add_argument("--arch", nargs="*", default=["sm_80", "sm_90"])
     s.add_argument("--stages", nargs="*", type=int, default=[2, 3, 4, 5])
     s.add_argument("--tile-bytes", type=int, default=8192)
-    s.add_argument("--limit", type=int, default=48 * 1024)
     e = sub.add_parser("evidence")
     e.add_argument("--nvcc", default="nvcc")
     e.add_argument("--cuobjdump")
