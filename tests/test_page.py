@@ -4,6 +4,7 @@ and 1280 px, awkward inputs (one fixture each), facts and lesson boxes,
 a seeded fuzz test of nw2md.py, and tools/lit on a second module."""
 
 import os
+import pathlib
 import re
 import shutil
 import sys
@@ -11,7 +12,7 @@ import sys
 import pytest
 
 import pagelib as P
-from conftest import FIXTURES, REPO, checkout, run
+from conftest import FIXTURES, REPO, run
 
 PAGE = os.path.join(REPO, "site", "index.html")
 NW = os.path.join(REPO, "day74.nw")
@@ -266,10 +267,8 @@ LIT = os.path.join(REPO, "tools", "lit")
 @pytest.fixture(scope="module")
 def module(tmp_path_factory):
     """A folder holding the tiny module and a copy of tools/lit only."""
-    d = str(tmp_path_factory.mktemp("day75"))
-    tiny = os.path.join(FIXTURES, "tiny")
-    checkout(d, src=tiny, files=[os.path.relpath(os.path.join(p, f), tiny)
-                                 for p, _, fs in os.walk(tiny) for f in fs])
+    d = str(tmp_path_factory.mktemp("day75") / "day75")
+    shutil.copytree(os.path.join(FIXTURES, "tiny"), d)
     shutil.copytree(LIT, os.path.join(d, "tools", "lit"),
                     ignore=shutil.ignore_patterns("__pycache__"))
     return d
@@ -277,13 +276,9 @@ def module(tmp_path_factory):
 
 def test_lit_names_nothing_of_day74():
     """No file of tools/lit names Day 74, its source or its kernels."""
-    for name in os.listdir(LIT):
-        if os.path.isfile(os.path.join(LIT, name)):
-            with open(os.path.join(LIT, name), encoding="utf-8") as f:
-                text = f.read()
-            assert not re.search(r"day ?74|matmul|pipelined_gemm", text,
-                                 re.I), \
-                name
+    for path in pathlib.Path(LIT).glob("*.*"):
+        assert not re.search(r"day ?74|matmul|pipelined_gemm",
+                             path.read_text(), re.I), path
 
 
 def test_tangle(module):
@@ -295,9 +290,9 @@ def test_tangle(module):
     assert p.returncode == 1 and "hello.c" in p.stderr
     p = run([tangle, "tiny.nw", "hello.c", "build/hello.c"], cwd=module)
     assert p.returncode == 0, p.stderr
-    with open(os.path.join(module, "build", "hello.c")) as f:
-        assert f.read() == ('#include <stdio.h>\nint main(void) { printf('
-                            '"hello, %d\\n", 1 << 2); return 0; }\n')
+    assert pathlib.Path(module, "build", "hello.c").read_text() == (
+        '#include <stdio.h>\nint main(void) { printf("hello, %d\\n", 1 << 2);'
+        ' return 0; }\n')
     assert run(["cc", "-o", "build/hello", "build/hello.c"],
                cwd=module).returncode == 0
     assert run(["build/hello"], cwd=module).stdout == "hello, 4\n"
@@ -314,8 +309,7 @@ def test_gather_and_weave(module):
     p = run([os.path.join("tools", "lit", "weave.sh"), "tiny.nw",
              "build/facts.json", "build/index.html"], cwd=module)
     assert p.returncode == 0, p.stderr
-    with open(os.path.join(module, "build", "index.html")) as f:
-        html = f.read()
+    html = pathlib.Path(module, "build", "index.html").read_text()
     assert re.search(r'data-fact="hello.ms"[^>]*>1\.23<', html)
     assert "fast enough" in html and "too slow" not in html
     assert 'id="nw-index"' in html and 'class="nwuse"' in html

@@ -79,19 +79,19 @@ def main(argv):
             return rc
         status = status or rc
         rows += [row] if row else []
-    if rows:
-        cols = ["stages", *COLUMNS]
-        litlib.write_atomic(os.path.join(a.out, "stages.csv"), "".join(
-            ",".join(str(r[c]) for c in cols) + "\n"
-            for r in [dict(zip(cols, cols))] + rows))
-        md = MD + "".join(
-            f"| {r['stages']} | {r['piped_over_sync']:.4f} | "
-            f"{r['piped_smem_bytes']} | {r['piped_blocks_per_sm']} | "
-            f"{r['sync_blocks_per_sm']} | {r['piped_registers']} |\n"
-            for r in rows)
-        litlib.write_atomic(os.path.join(a.out, "stages.md"), md)
-        print(f"\nN = {a.size}, {rows[0]['gpu']}, -arch={a.arch}\n{md}"
-              f"(also in {a.out}/stages.csv and stages.md)")
+    if not rows:
+        return status
+    cols = ["stages", *COLUMNS]
+    litlib.write_atomic(os.path.join(a.out, "stages.csv"), "".join(
+        ",".join(str(r[c]) for c in cols) + "\n"
+        for r in [dict(zip(cols, cols))] + rows))
+    md = MD + "".join("| %(stages)s | %(piped_over_sync).4f | "
+                      "%(piped_smem_bytes)s | %(piped_blocks_per_sm)s | "
+                      "%(sync_blocks_per_sm)s | %(piped_registers)s |\n" % r
+                      for r in rows)
+    litlib.write_atomic(os.path.join(a.out, "stages.md"), md)
+    print(f"\nN = {a.size}, {rows[0]['gpu']}, -arch={a.arch}\n{md}"
+          f"(also in {a.out}/stages.csv and stages.md)")
     return status
 
 

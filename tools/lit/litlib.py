@@ -54,12 +54,12 @@ def read_stamp(text):
 
 def number(text):
     """text as an int or a float when it is one, else text unchanged."""
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
+    if re.fullmatch(r"[-+]?\d+", text.strip()):
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
 
 
 def read_stamped_csv(path):

@@ -249,10 +249,9 @@ class Weaver:
             stack = [root]
             while stack:
                 n = stack.pop()
-                if n in self.lang or n not in graph:
-                    continue
-                self.lang[n] = lang
-                stack.extend(graph[n])
+                if n not in self.lang and n in graph:
+                    self.lang[n] = lang
+                    stack.extend(graph[n])
 
     def link(self, label, text_html, cls="nwref"):
         """An <a> to the chunk definition with noweb label, or a span."""
@@ -276,12 +275,10 @@ class Weaver:
         classes, pos, body = classify(plain, lang), 0, []
         for line in c.lines:
             for kind, text, target in line:
-                if kind == "use":
-                    body.append(self.use_html(text, target))
-                    pos += 1
-                    continue
-                runs = highlight(text, classes[pos:pos + len(text)])
-                pos += len(text)
+                n = 1 if kind == "use" else len(text)
+                runs = (self.use_html(text, target) if kind == "use" else
+                        highlight(text, classes[pos:pos + n]))
+                pos += n
                 if kind == "ident" and target in self.anchor \
                         and target != c.label:
                     runs = '<a class="nwident" href="#%s">%s</a>' % (
