@@ -157,8 +157,7 @@ evidence-gpu: deps tangle ## GPU: re-measure everything the page shows
 pitfalls: deps $(BINS) build/$(REFUSED).cu
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES)
 
-## pitfalls-compile: no GPU: the compile-only pitfall checks
-pitfalls-compile: deps $(BINS) build/$(REFUSED).cu
+pitfalls-compile: deps $(BINS) build/$(REFUSED).cu ## no GPU: compile checks
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
 
 # ---- compile checks and compile evidence (no GPU) ---------------------------
@@ -219,12 +218,10 @@ $(CK)/stage-limits.json: $(CK_TOOLS) $(CK)/sm_80-s$(TOO_DEEP).refused \
 	  --refused-stages $(TOO_DEEP) --tile-bytes $(STAGE_BYTES) --out $@ \
 	  >/dev/null
 
-## sm80-check: no GPU: cp.async only in the piped kernel, LDGSTS in its SASS
-sm80-check: $(CK)/sm80-check-s$(STAGES).json
+sm80-check: $(CK)/sm80-check-s$(STAGES).json ## no GPU: where the cp.async are
 	@cat $(CK)/sm80-check-s$(STAGES).txt
 
-## stage-limits: no GPU: shared memory for STAGES=2..5, 6 refused
-stage-limits: $(CK)/stage-limits.json
+stage-limits: $(CK)/stage-limits.json ## no GPU: smem, STAGES=2..5; 6 refused
 	@cat $(CK)/stage-limits.txt
 
 ## evidence-compile: no GPU: write evidence/compile-nvcc-<version>.*
@@ -319,8 +316,7 @@ page-test: site ## the page: round trip, browser, tidy, awkward input, fuzz
 	@$(NEED) $(CHROMEDRIVER) chromium-driver
 	@$(TEST) tests/test_page.py
 
-## tangle-test: tangle and rebuild in a scratch copy; exit codes without a GPU
-tangle-test: $(BIN)
+tangle-test: $(BIN) ## tangle, rebuild in a scratch copy; no-GPU exit codes
 	@$(TEST) tests/test_tangle.py --bin $(BIN)
 
 robust-test: ## interrupted, full-disk, read-only, parallel, missing tools

@@ -10,8 +10,7 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
-# The environment of a make of our own: no jobserver or flags of the make
-# that runs the tests.
+# A make of our own runs without the calling make's jobserver and flags.
 MAKE_ENV = {k: v for k, v in os.environ.items() if k not in
             ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
              "GNUMAKEFLAGS")}

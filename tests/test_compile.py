@@ -10,22 +10,16 @@ import sys
 import pytest
 
 from conftest import FIXTURES, REPO, make, run
+from tools.lit import litlib
 
 CK = os.path.join(REPO, "build", "checks", "main")
 FIX = os.path.join(FIXTURES, "compile")
 TILE = 8192
 
 
-def fixture(name):
-    """The text of a compile fixture."""
-    with open(os.path.join(FIX, name)) as f:
-        return f.read()
-
-
-def load(name):
-    """A JSON report of the real checks."""
-    with open(os.path.join(CK, name), encoding="utf-8") as f:
-        return json.load(f)
+def read(name, folder=FIX):
+    """The text of a file in folder (the compile fixtures by default)."""
+    return litlib.read_text(os.path.join(folder, name))
 
 
 def check(tmp_path, kind, files, *args):
@@ -41,8 +35,8 @@ def check(tmp_path, kind, files, *args):
 
 def sm80(tmp_path, ptxs, sasses=()):
     """The sm80 check on {arch: PTX fixture} and {arch: SASS fixture}."""
-    files = {f"{a}-s2.ptx": fixture(t) for a, t in ptxs.items()}
-    files.update({f"{a}-s2.sass": fixture(t) for a, t in dict(sasses).items()})
+    files = {f"{a}-s2.ptx": read(t) for a, t in ptxs.items()}
+    files.update({f"{a}-s2.sass": read(t) for a, t in dict(sasses).items()})
     return check(tmp_path, "sm80", files, "--stages", "2", "--ptx", *ptxs,
                  "--sass", *dict(sasses))
 
@@ -50,7 +44,7 @@ def sm80(tmp_path, ptxs, sasses=()):
 def test_real_sm80_report():
     """No cp.async at sm_75; at sm_80/90 every one in matmulTilePiped, with
     the global-to-shared copy; LDGSTS in its SASS; fusion recorded."""
-    r = load("sm80-check-s2.json")
+    r = json.loads(litlib.read_text(os.path.join(CK, "sm80-check-s2.json")))
     assert os.path.exists(os.path.join(CK, "sm_75-s2.ptx.cmd")), \
         "nvcc exited 0 at sm_75 and its command is kept"
     s75 = r["ptx"]["sm_75"]
@@ -73,12 +67,10 @@ def test_compiles_are_warning_free():
             not f.endswith(".sass.cmd")]
     assert len(cmds) >= 12
     for name in cmds:
-        with open(os.path.join(CK, name)) as f:
-            assert "-Werror all-warnings" in f.read(), name
+        assert "-Werror all-warnings" in read(name, CK), name
     for name in os.listdir(CK):
         if name.endswith((".log", ".ptxas.txt")) and "refused" not in name:
-            with open(os.path.join(CK, name)) as f:
-                assert not re.search(r"warning|error", f.read(), re.I), name
+            assert not re.search(r"warning|error", read(name, CK), re.I), name
 
 
 GOOD = {"sm_80": "good-sm_80.ptx"}
@@ -125,10 +117,9 @@ CALL = re.compile(r"cuda::memcpy_async\(\s*(&[^,;]+?),\s*(&[^,;]+?),\s*"
 def test_negative_control_fails_through_make(tmp_path):
     """The program with the piped fill rewritten through registers (the
     pipeline calls kept): make sm80-check must fail, naming it."""
-    with open(os.path.join(REPO, "build", "pipelined_gemm.cu")) as f:
-        src, n = CALL.subn(lambda m: f"*reinterpret_cast<float4*>({m[1]}) = "
-                           f"*reinterpret_cast<const float4*>({m[2]});",
-                           f.read())
+    src, n = CALL.subn(lambda m: f"*reinterpret_cast<float4*>({m[1]}) = "
+                       f"*reinterpret_cast<const float4*>({m[2]});",
+                       read("pipelined_gemm.cu", os.path.join(REPO, "build")))
     assert n > 0 and "memcpy_async" not in src, "the program changed shape"
     cu, d = tmp_path / "pipelined_gemm.cu", tmp_path / "checks"
     cu.write_text(src)
@@ -148,7 +139,7 @@ def test_negative_control_fails_through_make(tmp_path):
 def test_real_stage_limits():
     """2..5 reported, one constant step of tiles plus a little state, all
     within 48 KiB, the sync kernel constant, 6 refused by the ceiling."""
-    r = load("stage-limits.json")
+    r = json.loads(litlib.read_text(os.path.join(CK, "stage-limits.json")))
     for arch in ("sm_80", "sm_90"):
         rows = r["table"][arch]
         assert sorted(rows) == ["2", "3", "4", "5"]
@@ -183,9 +174,9 @@ def test_stage_limits_fixtures(tmp_path, smem, refused, rc, expect):
     """A uniform step passes; an uneven or too small step, a deepest depth
     that compiles or is refused by the wrong assertion, and a depth over
     48 KiB each fail, named."""
-    files = {f"sm_80-s{n}.ptxas.txt": fixture("ptxas-template.txt").replace(
+    files = {f"sm_80-s{n}.ptxas.txt": read("ptxas-template.txt").replace(
         "{smem}", str(b)) for n, b in smem.items()}
-    files["refused"] = refused or fixture("refused-ok.txt")
+    files["refused"] = refused or read("refused-ok.txt")
     p, _ = check(tmp_path, "stages", files, "--refused",
                  str(tmp_path / "refused"), "--arch", "sm_80", "--stages",
                  *map(str, smem), "--tile-bytes", str(TILE))

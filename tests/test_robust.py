@@ -22,9 +22,7 @@ import pytest
 from conftest import FIXTURES, MAKE_ENV, checkout, make
 
 TMP_RE = re.compile(r"(\.tmp(\.|$)|^\.tangle\.|^tangle-err\.|^\.tmp-)")
-# A build in this time zone (UTC+14) has tomorrow's local date most of the
-# day, so a page that embedded its build's date would differ from UTC's.
-FAR_TZ = "UTC-14"
+FAR_TZ = "UTC-14"   # tomorrow for most of the day: a build date would show
 EDIT_MARK = "Robust-build test edit: this paragraph moves every line below.\n"
 SEED = int(os.environ.get("ROBUST_SEED", time.time()))
 TRIALS = 8

@@ -75,15 +75,14 @@ def expand_braces(name, desc):
 
 def check_format(fmt):
     """Raise GatherError unless fmt is "-", "A|B" or a one-field format."""
-    if fmt == "-" or re.fullmatch(r"[^|{}]+\|[^|{}]+", fmt):
-        return
     try:
-        fields = [f for _, f, _, _ in string.Formatter().parse(fmt)
-                  if f is not None]
+        if fmt == "-" or re.fullmatch(r"[^|{}]+\|[^|{}]+", fmt) or [
+                f for _, f, _, _ in string.Formatter().parse(fmt)
+                if f is not None] == [""]:
+            return
     except ValueError as e:
         raise GatherError(f"format {fmt!r}: {e}") from e
-    if fields != [""]:
-        raise GatherError(f"format {fmt!r} needs exactly one {{}} field")
+    raise GatherError(f"format {fmt!r} needs exactly one {{}} field")
 
 
 def read_schema(path):
