@@ -111,13 +111,14 @@ def test_browser(width):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     opts = webdriver.ChromeOptions()
-    opts.binary_location = which(os.environ.get("CHROMIUM", "chromium"))
+    opts.binary_location = shutil.which(os.environ.get("CHROMIUM",
+                                                       "chromium"))
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu",
                  "--disable-dev-shm-usage", "--hide-scrollbars",
                  "--window-size=%d,900" % max(width, 500)):
         opts.add_argument(flag)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(which(os.environ.get(
+    driver = webdriver.Chrome(service=Service(shutil.which(os.environ.get(
         "CHROMEDRIVER", "chromedriver"))), options=opts)
     try:
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
@@ -144,14 +145,6 @@ def test_browser(width):
     finally:
         driver.quit()
     assert problems == []
-
-
-def which(cmd):
-    """Absolute path of a command on PATH (or cmd itself)."""
-    for d in os.environ.get("PATH", "").split(os.pathsep):
-        if os.access(os.path.join(d, cmd), os.X_OK):
-            return os.path.join(d, cmd)
-    return cmd
 
 
 # ---- awkward input, one fixture each ----------------------------------------

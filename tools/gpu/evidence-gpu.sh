@@ -55,7 +55,8 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
 step() { # step NAME FILE COMMAND... : run COMMAND, transcript to FILE
     local name=$1 file=$2 t0=$SECONDS rc; shift 2
     echo "== $name" >&2
-    { stamp "$@"; "$@" 2>&1; echo; echo "# exit status: $?"; } >"$file.tmp"
+    { stamp "$@"; "$@" 2>&1; rc=$?; echo; echo "# exit status: $rc"; } \
+        >"$file.tmp"
     rc=$(sed -n 's/^# exit status: //p' "$file.tmp" | tail -n 1)
     echo "# wall seconds: $((SECONDS - t0))" >>"$file.tmp"
     mv -f "$file.tmp" "$file"
