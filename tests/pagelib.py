@@ -33,7 +33,7 @@ def read_chunks(html_text):
         assert body.endswith("\n") or not body, "chunk %r: no final \\n" % name
         lines = [[("use", html.unescape(x)) if i % 2 else
                   html.unescape(re.sub(r"<[^>]+>", "", x))
-                  for i, x in enumerate(USE.split(raw))]
+                  for i, x in enumerate(USE.split(raw)) if i % 2 or x]
                  for raw in body.split("\n")[:-1]]
         chunks.setdefault(html.unescape(name), []).append(lines)
     return chunks
@@ -51,27 +51,18 @@ def source_chunks(nw):
             continue
         elif kw == "@nl":
             lines.append([])
-        elif kw in ("@text", "@use") and lines:
-            lines[-1].append(("use", arg) if kw == "@use" else arg)
+        elif kw == "@use" and lines:
+            lines[-1].append(("use", arg))
+        elif kw == "@text" and arg and lines:   # markup splits at << too
+            if lines[-1] and isinstance(lines[-1][-1], str):
+                lines[-1][-1] += arg
+            else:
+                lines[-1].append(arg)
         elif kw == "@end":
             chunks.setdefault(name, []).append(lines[:-1] if lines and
                                                not lines[-1] else lines)
             lines = None
     return chunks
-
-
-def normal(lines):
-    """Lines with adjacent code text merged and empty text dropped."""
-    out = []
-    for line in lines:
-        items = []
-        for x in line:
-            if isinstance(x, str) and items and isinstance(items[-1], str):
-                items[-1] += x
-            elif x:
-                items.append(x)
-        out.append(items)
-    return out
 
 
 def roundtrip(html_text, nw):
@@ -85,7 +76,6 @@ def roundtrip(html_text, nw):
                                        sorted(set(src) - set(page))))
     for name in sorted(set(page) & set(src)):
         for i, (a, b) in enumerate(zip(page[name], src[name])):
-            a, b = normal(a), normal(b)
             if a != b:
                 at = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y),
                           min(len(a), len(b)))

@@ -34,7 +34,7 @@ class Refs:
     clean build (old) and of a build of the edited source (new)."""
 
     def __init__(self, root):
-        self.root, self.n = root, 0
+        self.root = root
         self.pristine = checkout(os.path.join(root, "pristine"))
         self.refdir = self.copy("reference")
         t0 = time.monotonic()
@@ -53,10 +53,11 @@ class Refs:
         shutil.rmtree(d)
 
     def copy(self, label):
-        """A fresh scratch copy of the pristine sources."""
-        self.n += 1
-        d = os.path.join(self.root, f"{self.n:02d}-{label}")
-        shutil.copytree(self.pristine, d, symlinks=True)
+        """The scratch copy of the pristine sources called label, made the
+        first time it is asked for."""
+        d = os.path.join(self.root, label)
+        if not os.path.isdir(d):
+            shutil.copytree(self.pristine, d, symlinks=True)
         return d
 
     def refs_for(self, edited):
@@ -213,23 +214,17 @@ def prepare(d, how):
             == 0, "the stand-in cubin is not up to date for make"
 
 
-@pytest.fixture(scope="module")
-def missing_dir(refs):
-    """One scratch copy for every missing-tool case."""
-    return refs.copy("missing")
-
-
 @pytest.mark.parametrize("how,case", [("variable", c) for c in MISSING] +
                          [("PATH", c) for c in BY_PATH], ids=lambda x: x if
                          isinstance(x, str) else f"{x[0]}-{x[5][-9:]}")
-def test_missing_tool(refs, missing_dir, how, case):
+def test_missing_tool(refs, how, case):
     """A missing tool fails its target, naming the tool, its package and
     the command that installs it; nothing it would make appears."""
     tool, var, pkg, kind, prep, targets, absent = case
     targets, pattern = targets.split(), INSTALL[kind]
     if how == "PATH" and not shutil.which(tool, path=MAKE_ENV.get("PATH")):
         pytest.skip(f"{tool} is not on PATH here")
-    prepare(d := missing_dir, prep)
+    prepare(d := refs.copy("missing"), prep)
     if how == "variable":
         p = make(d, *targets, f"{var}=/nonexistent/{tool}")
     else:
@@ -383,20 +378,14 @@ def test_read_only(refs):
 
 # ---- parallel builds --------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def parallel_dir(refs):
-    """One scratch copy for the parallel builds."""
-    return refs.copy("parallel")
-
-
 @pytest.mark.parametrize("trial", range(PARALLEL_RUNS))
-def test_parallel_tangle_site(refs, parallel_dir, trial):
+def test_parallel_tangle_site(refs, trial):
     """make -j8 tangle site gives byte for byte what a serial build in
     another time zone gave."""
-    clean(parallel_dir)
-    p = make(parallel_dir, "-j8", "tangle", "site")
+    clean(d := refs.copy("parallel"))
+    p = make(d, "-j8", "tangle", "site")
     assert p.returncode == 0, p.stderr[-500:]
-    assert exact(parallel_dir, refs.old) == []
+    assert exact(d, refs.old) == []
 
 
 def test_page_has_no_build_date(refs):
@@ -416,18 +405,18 @@ def test_page_has_no_build_date(refs):
                    if m.group(0) not in allowed}) == []
 
 
-def test_parallel_build(refs, parallel_dir):
+def test_parallel_build(refs):
     """make -j8 build and a serial make build tangle the same inputs and
     give binaries whose --help agree."""
     if shutil.which(MAKE_ENV.get("NVCC", "nvcc")) is None:
         pytest.skip("no nvcc here")
-    clean(parallel_dir)
-    assert make(parallel_dir, "-j8", "build", "ARCH=sm_80", "STAGES=2",
+    clean(par := refs.copy("parallel"))
+    assert make(par, "-j8", "build", "ARCH=sm_80", "STAGES=2",
                 timeout=600).returncode == 0
     assert make(refs.refdir, "build", "ARCH=sm_80", "STAGES=2",
                 timeout=600).returncode == 0
     helps = []
-    for d in (parallel_dir, refs.refdir):
+    for d in (par, refs.refdir):
         for p in refs.old:
             if re.fullmatch(r"build/(clean/)?[^/]+\.(cu|c|h)", p):
                 with open(os.path.join(d, p), "rb") as f:
