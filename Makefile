@@ -2,129 +2,325 @@
 # into a CUDA program and woven into the lesson page. `make help` lists the
 # targets. Everything under build/ (and site/index.html) is generated.
 
-# ---- variables a user may override -----------------------------------------
-# nvcc from PATH, else from the toolkit's usual home.
-NVCC      ?= $(or $(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc),nvcc)
+# ---- what a user may set ----------------------------------------------------
+NVCC      ?= $(strip $(or $(shell command -v nvcc 2>/dev/null),\
+               $(wildcard /usr/local/cuda/bin/nvcc),nvcc))
+CUDA_HOME ?= $(strip $(or $(patsubst %/bin/nvcc,%,$(realpath \
+               $(shell command -v $(NVCC) 2>/dev/null))),/usr/local/cuda))
 ARCH      ?= sm_80
 STAGES    ?= 2
-NVCCFLAGS ?= -O3 -std=c++17 -lineinfo
-CFLAGS    ?= -std=c11 -O3 -Wall -Wextra -Wpedantic -fopenmp
+NVCCFLAGS ?= -O3 -lineinfo
+CFLAGS    ?= -O3 -Wall -Wextra -Wpedantic
 RUN_ARGS  ?=
-CUDA_HOME ?= $(or $(patsubst %/bin/nvcc,%,$(realpath $(shell command -v $(NVCC) 2>/dev/null))),/usr/local/cuda)
+JOBS      ?= 4
+# The system Python, with Debian's python3-pygments and python3-pytest.
+PYTHON    ?= $(or $(wildcard /usr/bin/python3),python3)
 NOTANGLE  ?= notangle
 NOROOTS   ?= noroots
-PYTHON    ?= python3
+NOWEAVE   ?= noweave
+PANDOC    ?= pandoc
+GNUPLOT   ?= gnuplot
+TIDY      ?= tidy
+CHROMIUM  ?= chromium
+CHROMEDRIVER ?= chromedriver
+# Looked for once, when first needed (tools/compile/find-tool.sh).
+CUOBJDUMP ?= $(eval CUOBJDUMP := $$(shell $(FIND_TOOL) cuobjdump))$(CUOBJDUMP)
+NVDISASM  ?= $(eval NVDISASM := $$(shell $(FIND_TOOL) nvdisasm))$(NVDISASM)
+export NVCC CUDA_HOME PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY \
+       CHROMIUM CHROMEDRIVER
 
-export NOTANGLE NOROOTS NVCC
+# ---- flags the program needs: added where used, never a user's to replace ---
+NVCC_NEEDS := -std=c++17
+CC_NEEDS   := -std=c11 -fopenmp
+# What make check compiles, it compiles with every warning an error.
+WERROR     := -Werror all-warnings
 
 SHELL := /bin/sh
 .DELETE_ON_ERROR:
 .SUFFIXES:
+NEED := tools/lit/need.sh
+FIND_TOOL := CUDA_HOME='$(CUDA_HOME)' tools/compile/find-tool.sh
+PY := $(PYTHON) -B
+TEST := $(PY) -m pytest -q -p no:cacheprovider
 
-# ---- what the source holds ------------------------------------------------
-NW          := day74.nw
-PROGRAM_SRC := pipelined_gemm.cu kernels.h harness.h harness.c main.c
-PITFALLS    := wrong-stage barrier-for-wait unmatched-commit misaligned-copy
-ROOTS       := $(PROGRAM_SRC) $(PITFALLS:%=pitfalls/%.cu)
+# ---- what the source holds --------------------------------------------------
+NW      := day74.nw
+# The program: its files are the downloads, and the source hash covers them.
+PROGRAM := pipelined_gemm.cu kernels.h harness.h harness.c main.c
+# Kernel files that link with the harness, each a root NAME.cu giving the
+# binary build/<ARCH>-<STAGES>stages/NAME: one more name here adds one.
+KERNELS := pipelined_gemm pitfalls/wrong-stage pitfalls/barrier-for-wait \
+           pitfalls/unmatched-commit
+# Roots that must not compile (the pitfalls say why).
+REFUSED := pitfalls/misaligned-copy
+ROOTS   := $(sort $(PROGRAM) $(addsuffix .cu,$(KERNELS) $(REFUSED)))
 
-# Tangled with #line directives (what the compilers read) and clean (what
-# readers download and what the source hash covers).
-LINED := $(PROGRAM_SRC:%=build/%)
-CLEAN := $(PROGRAM_SRC:%=build/clean/%)
-
-# One build directory per architecture and pipeline depth, so switching
-# ARCH or STAGES never mixes objects.
 CONFIG := $(ARCH)-$(STAGES)stages
 OBJDIR := build/$(CONFIG)
 BIN    := $(OBJDIR)/pipelined_gemm
+BINS   := $(KERNELS:%=$(OBJDIR)/%)
 
-CHECK_TARGETS :=
-
-.PHONY: all tangle build run check clean help setup deps
-all: deps tangle build site ## tangle, build the program and weave the page (the default)
-
-include $(sort $(wildcard mk/*.mk))
+.PHONY: all deps setup tangle build run site facts plots sm80-check \
+        stage-limits evidence-compile exercise evidence-gpu pitfalls \
+        pitfalls-compile check clean help
+all: deps tangle build site ## tangle, build the program, weave the page
 
 help: ## list the targets a user types
 	@echo "Day 74: async copies and pipelines. Targets:"
-	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | \
-	  sed -E 's/^([a-zA-Z0-9_-]+):.*## (.*)/  make \1\t\2/' | expand -t 26
+	@sed -n -e 's/^\([a-z0-9-]*\):.* ## /  make \1\t/p' \
+	  -e 's/^## \([a-z0-9-]*\): /  make \1\t/p' Makefile | expand -t 26
 	@echo "Variables: NVCC=$(NVCC) ARCH=$(ARCH) STAGES=$(STAGES) CC=$(CC)"
 	@echo "  NVCCFLAGS=$(NVCCFLAGS) CFLAGS=$(CFLAGS) RUN_ARGS=$(RUN_ARGS)"
 
-setup: ## install the Debian and Python packages this module needs (as root)
-	@tools/setup
+setup: ## install the Debian packages this module needs (as root)
+	@tools/setup.sh
 
 deps: build/.deps-ok
-build/.deps-ok: tools/setup
-	@tools/setup --if-root
+build/.deps-ok: tools/setup.sh tools/compile/find-tool.sh
+	@tools/setup.sh --if-root
 	@mkdir -p build && touch $@
 
 # ---- tangle -----------------------------------------------------------------
-tangle: $(LINED) $(CLEAN) build/source_hash.h build/.roots-ok ## tangle day74.nw into build/ (C, CUDA, clean copies)
+# Each root twice: with #line directives (what the compilers read, so their
+# messages name day74.nw's lines) and clean (what objects depend on and what
+# readers download: its timestamp moves only when the code changes, so a
+# prose edit recompiles nothing).
+## tangle: tangle day74.nw into build/
+tangle: $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h
 
-build/.roots-ok: $(NW) tools/check-roots
-	@tools/need $(NOROOTS) noweb
-	@tools/check-roots $(NW) $(ROOTS)
+build/.roots-ok: $(NW) tools/lit/tangle.sh
+	@$(NEED) $(NOROOTS) noweb
+	@tools/lit/tangle.sh --roots $(NW) $(ROOTS)
 	@mkdir -p build && touch $@
 
-$(LINED): build/%: $(NW) tools/tangle | build/.roots-ok
-	@tools/need $(NOTANGLE) noweb
-	@tools/tangle -L $(NW) $* $@
+$(ROOTS:%=build/%): build/%: $(NW) tools/lit/tangle.sh | build/.roots-ok
+	@$(NEED) $(NOTANGLE) noweb
+	@tools/lit/tangle.sh -L $(NW) $* $@
 
-$(CLEAN): build/clean/%: $(NW) tools/tangle | build/.roots-ok
-	@tools/need $(NOTANGLE) noweb
-	@tools/tangle $(NW) $* $@
+$(ROOTS:%=build/clean/%): build/clean/%: $(NW) tools/lit/tangle.sh \
+    | build/.roots-ok
+	@$(NEED) $(NOTANGLE) noweb
+	@tools/lit/tangle.sh $(NW) $* $@
 
-build/pitfalls/%.cu: $(NW) tools/tangle | build/.roots-ok
-	@tools/need $(NOTANGLE) noweb
-	@tools/tangle -L $(NW) pitfalls/$*.cu $@
-
-# The sha256 of the clean program sources: it changes when code changes and
-# only then, and every binary and evidence file carries it.
-build/source_hash.h: $(CLEAN)
-	@set -e; h=$$(cat $(CLEAN) | sha256sum | cut -d' ' -f1); \
-	 printf '#define DAY74_SOURCE_HASH "%s"\n' "$$h" > $@.tmp; \
-	 if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv -f $@.tmp $@; fi
-	@cut -d'"' -f2 $@ > build/source.sha256.tmp && mv -f build/source.sha256.tmp build/source.sha256
+# The sha256 of the clean program sources, which every binary and evidence
+# file carries; each file rewritten only when it changes.
+build/source_hash.h build/source.sha256 &: $(PROGRAM:%=build/clean/%)
+	@set -e; h=$$(cat $^ | sha256sum | cut -d' ' -f1); \
+	 echo "$$h" > build/source.sha256.tmp; \
+	 echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h.tmp; \
+	 for f in build/source.sha256 build/source_hash.h; do \
+	   cmp -s $$f.tmp $$f && rm -f $$f.tmp || mv -f $$f.tmp $$f; done
 
 # ---- build ------------------------------------------------------------------
 build: $(BIN) ## build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
 	@ln -sfn $(CONFIG)/pipelined_gemm build/pipelined_gemm
-	@echo "built $(BIN) (ARCH=$(ARCH), STAGES=$(STAGES)); build/pipelined_gemm points to it"
+	@echo "built $(BIN) (ARCH=$(ARCH), STAGES=$(STAGES));" \
+	  "build/pipelined_gemm points to it"
 
-# Objects depend on the clean tangles, whose timestamps move only when code
-# changes; the #line tangles they compile are order-only, so a prose edit
-# (which shifts line numbers) recompiles nothing.
-$(OBJDIR)/pipelined_gemm.o: build/clean/pipelined_gemm.cu build/clean/kernels.h | build/pipelined_gemm.cu build/kernels.h
-	@tools/need $(NVCC) nvcc cuda
+$(BINS:%=%.o): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
+    | build/%.cu build/kernels.h
+	@$(NEED) $(NVCC) nvcc cuda
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -arch=$(ARCH) -DSTAGES=$(STAGES) -Ibuild -c build/pipelined_gemm.cu -o $@.tmp.o
+	$(NVCC) $(NVCC_NEEDS) $(NVCCFLAGS) -arch=$(ARCH) -DSTAGES=$(STAGES) \
+	  -Ibuild -c build/$*.cu -o $@.tmp.o
 	@mv -f $@.tmp.o $@
 
-$(OBJDIR)/main.o: build/clean/main.c build/clean/harness.h build/clean/kernels.h build/source_hash.h | build/main.c build/harness.h build/kernels.h
+$(OBJDIR)/main.o: build/clean/main.c build/clean/harness.h \
+    build/clean/kernels.h build/source_hash.h | build/main.c build/harness.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DDAY74_BUILD_ARCH='"$(ARCH)"' -Ibuild -I$(CUDA_HOME)/include -c build/main.c -o $@.tmp.o
+	$(CC) $(CC_NEEDS) $(CFLAGS) -DDAY74_BUILD_ARCH='"$(ARCH)"' -Ibuild \
+	  -I$(CUDA_HOME)/include -c build/main.c -o $@.tmp.o
 	@mv -f $@.tmp.o $@
 
-build/host/harness.o: build/clean/harness.c build/clean/harness.h | build/harness.c build/harness.h
+build/host/harness.o: build/clean/harness.c build/clean/harness.h \
+    | build/harness.c build/harness.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ibuild -c build/harness.c -o $@.tmp.o
+	$(CC) $(CC_NEEDS) $(CFLAGS) -Ibuild -c build/harness.c -o $@.tmp.o
 	@mv -f $@.tmp.o $@
 
-$(BIN): $(OBJDIR)/pipelined_gemm.o $(OBJDIR)/main.o build/host/harness.o
+$(BINS): %: %.o $(OBJDIR)/main.o build/host/harness.o
 	$(NVCC) -arch=$(ARCH) -o $@.tmp $^ -lcublas -Xcompiler -fopenmp
 	@mv -f $@.tmp $@
 
-# ---- run --------------------------------------------------------------------
-run: build ## check and time both kernels on the GPU (RUN_ARGS="--sizes 512,4096")
+# ---- on a GPU ---------------------------------------------------------------
+run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
 	$(BIN) $(RUN_ARGS)
 
-# ---- tests ------------------------------------------------------------------
-CHECK_TARGETS += site-check
+exercise: deps tangle ## GPU: STAGES=2,3,4 at N=2048, the exercise's table
+	@$(PY) -m tools.gpu.exercise --arch $(ARCH)
 
-check: deps $(CHECK_TARGETS) ## run every test that needs no GPU
-	@echo "make check: all test groups passed ($(CHECK_TARGETS))"
+evidence-gpu: deps tangle ## GPU: re-measure everything the page shows
+	@tools/gpu/evidence-gpu.sh evidence; rc=$$?; \
+	 $(PY) -m tools.gpu.gpu_facts evidence && exit $$rc
+
+## pitfalls: check every pitfall fails as the page says (part needs a GPU)
+pitfalls: deps $(BINS) build/$(REFUSED).cu
+	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES)
+
+pitfalls-compile: deps $(BINS) build/$(REFUSED).cu ## no GPU: compile checks
+	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
+
+# ---- compile checks and compile evidence (no GPU) ---------------------------
+# Products in CHECK_DIR, one per stem ARCH-sSTAGES, compiled once; the
+# command (X.cmd) and the compiler's output are kept for the transcript.
+# The negative-control test points CHECK_CU (CHECK_DEPS, CHECK_DIR) at a
+# variant of the kernel file.
+CHECK_CU   ?= build/pipelined_gemm.cu
+CHECK_DEPS ?= build/clean/pipelined_gemm.cu build/clean/kernels.h
+CHECK_DIR  ?= build/checks/main
+CK := $(CHECK_DIR)
+PTX_ARCHES  := sm_75 sm_80 sm_90
+SASS_ARCHES := sm_80 sm_90
+DEPTHS      := 2 3 4 5
+TOO_DEEP    := 6
+# One stage of both tiles: (64*16 + 16*64) floats of 4 bytes.
+STAGE_BYTES := 8192
+# -arch and -DSTAGES of a stem; past the exercise's 4, -DALLOW_DEEP_PIPELINE.
+ck_flags = -arch=$(word 1,$(subst -s, ,$1)) -DSTAGES=$(word 2,$(subst -s, ,$1))\
+  $(if $(filter-out 2 3 4,$(word 2,$(subst -s, ,$1))),-DALLOW_DEEP_PIPELINE)
+CK_NVCC  = tools/compile/run-nvcc.sh $1 -- $(NVCC) $(NVCC_NEEDS) $(NVCCFLAGS) \
+           $(WERROR) -Ibuild $(call ck_flags,$2)
+CK_TOOLS := tools/compile/checks.py tools/lit/litlib.py
+CK_SRC   := $(CHECK_DEPS) tools/compile/run-nvcc.sh | $(CHECK_CU) \
+            build/kernels.h
+.PRECIOUS: $(CK)/%.ptx $(CK)/%.cubin $(CK)/%.sass
+
+$(CK)/%.ptx: $(CK_SRC)
+	@$(NEED) $(NVCC) nvcc cuda
+	@$(call CK_NVCC,$@ $@.log,$*) -ptx $(CHECK_CU)
+
+$(CK)/%.cubin: $(CK_SRC)
+	@$(NEED) $(NVCC) nvcc cuda
+	@$(call CK_NVCC,$@ $(CK)/$*.ptxas.txt,$*) -cubin -Xptxas -v $(CHECK_CU)
+
+$(CK)/%.sass: $(CK)/%.cubin
+	@$(NEED) $(CUOBJDUMP) nvidia-cuda-cuobjdump pip
+	@$(NEED) $(NVDISASM) nvidia-cuda-nvdisasm pip
+	@echo "cuobjdump -sass $< > $@" | tee $@.cmd
+	@PATH='$(dir $(NVDISASM))':"$$PATH" $(CUOBJDUMP) -sass $< > $@.tmp
+	@mv -f $@.tmp $@
+
+$(CK)/sm_80-s$(TOO_DEEP).refused: $(CK_SRC)
+	@$(NEED) $(NVCC) nvcc cuda
+	@$(call CK_NVCC,--expect-fail $@ $@.log,sm_80-s$(TOO_DEEP)) -cubin \
+	  $(CHECK_CU)
+
+$(CK)/sm80-check-s%.json: $(CK_TOOLS) $(PTX_ARCHES:%=$(CK)/%-s%.ptx) \
+    $(SASS_ARCHES:%=$(CK)/%-s%.sass)
+	@$(PY) -m tools.compile.checks sm80 --dir $(CK) --stages $* \
+	  --source $(CHECK_CU) --ptx $(PTX_ARCHES) --sass $(SASS_ARCHES) \
+	  --out $@ >/dev/null
+
+$(CK)/stage-limits.json: $(CK_TOOLS) $(CK)/sm_80-s$(TOO_DEEP).refused \
+    $(foreach a,$(SASS_ARCHES),$(DEPTHS:%=$(CK)/$(a)-s%.cubin))
+	@$(PY) -m tools.compile.checks stages --dir $(CK) --arch $(SASS_ARCHES) \
+	  --refused $(CK)/sm_80-s$(TOO_DEEP).refused --stages $(DEPTHS) \
+	  --refused-stages $(TOO_DEEP) --tile-bytes $(STAGE_BYTES) --out $@ \
+	  >/dev/null
+
+sm80-check: $(CK)/sm80-check-s$(STAGES).json ## no GPU: where the cp.async are
+	@cat $(CK)/sm80-check-s$(STAGES).txt
+
+stage-limits: $(CK)/stage-limits.json ## no GPU: smem, STAGES=2..5; 6 refused
+	@cat $(CK)/stage-limits.txt
+
+## evidence-compile: no GPU: write evidence/compile-nvcc-<version>.*
+evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
+    build/source.sha256
+	@$(if $(filter build/pipelined_gemm.cu,$(CHECK_CU)),,echo \
+	  "evidence-compile: $(CHECK_CU) is not the lesson's program" >&2; exit 1)
+	@$(NEED) $(NVCC) nvcc cuda
+	@$(PY) -m tools.compile.checks evidence --dir $(CK) --nvcc $(NVCC) \
+	  --cuobjdump $(CUOBJDUMP) --source-hash build/source.sha256
+
+# ---- facts, plots and the page ----------------------------------------------
+# The evidence folder itself is a prerequisite: removing a facts file
+# (which changes the folder) gathers again.
+build/facts.json: $(wildcard evidence/*.facts.json) evidence \
+    build/source.sha256 tools/facts/schema.tsv tools/facts/derive.py \
+    tools/lit/gather.py tools/lit/litlib.py
+	@$(PY) -m tools.lit.gather --schema tools/facts/schema.tsv \
+	  --evidence evidence --source-hash build/source.sha256 \
+	  --derive tools.facts.derive --out $@
+
+facts: build/facts.json ## gather evidence/*.facts.json for the page
+
+# The plots draw the first GPU's evidence in evidence/.
+GPU := $(patsubst %-run-sm_80.csv,%,$(firstword \
+         $(wildcard evidence/gpu-*-run-sm_80.csv)))
+PLOTS := build/plots/gflops.svg build/plots/stages.svg
+build/plots/gflops.svg: DATA := $(or $(GPU),evidence/none)-run-sm_80.csv
+build/plots/stages.svg: DATA := $(or $(GPU),evidence/none)-exercise.csv
+build/plots/gflops.svg: $(wildcard $(GPU)-run-sm_80.csv)
+build/plots/stages.svg: $(wildcard $(GPU)-exercise.csv)
+$(PLOTS): build/plots/%.svg: tools/plots/%.gp tools/plots/plot.py
+	@$(NEED) $(GNUPLOT) gnuplot-nox
+	@$(PY) -m tools.plots.plot $< $(DATA) $@
+
+plots: $(PLOTS) ## draw the page's plots from evidence/ with gnuplot
+
+WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/facts.lua \
+               tools/lit/divs.lua site/template.html site/style.css
+## site: weave day74.nw into site/index.html
+site: site/index.html $(PROGRAM:%=site/downloads/%) \
+    site/downloads/source_hash.h
+
+site/index.html: $(NW) build/facts.json $(WEAVE_TOOLS) $(wildcard site/*.svg) \
+    $(PLOTS)
+	@$(NEED) $(NOWEAVE) noweb
+	@$(NEED) $(PANDOC) pandoc
+	@mkdir -p build/site
+	SITE_EXTRA_RESOURCES=build/plots tools/lit/weave.sh $(NW) \
+	  build/facts.json build/site/index.html
+	mv build/site/index.html $@.tmp && mv $@.tmp $@
+
+site/downloads/%: build/clean/%
+	@mkdir -p $(@D)
+	cp $< $@.tmp && mv $@.tmp $@
+site/downloads/source_hash.h: build/source_hash.h
+	@mkdir -p $(@D)
+	cp $< $@.tmp && mv $@.tmp $@
+
+# ---- make check: every test that needs no GPU, all listed here --------------
+CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
+          tangle-test robust-test
+check: deps ## run every test that needs no GPU (JOBS at a time)
+	@$(MAKE) --no-print-directory -Otarget -j$(JOBS) $(CHECKS)
+	@echo "make check: all passed: $(CHECKS)"
+
+.PHONY: $(CHECKS)
+unit-test: build/tests/test_harness ## cmocka unit tests of the harness
+	@build/tests/test_harness
+
+# The test links the object `make build` links, so it tests that object.
+build/tests/test_harness: tests/unit/test_harness.c build/host/harness.o \
+    build/clean/harness.h | build/harness.h
+	@mkdir -p $(@D)
+	@[ -f /usr/include/cmocka.h ] || pkg-config --exists cmocka || { echo \
+	  "missing: cmocka.h, from the Debian package libcmocka-dev" >&2; exit 1; }
+	$(CC) $(CC_NEEDS) -O1 -g -Wall -Wextra -Wpedantic -Werror -Ibuild \
+	  $$(pkg-config --cflags cmocka) -o $@.tmp tests/unit/test_harness.c \
+	  build/host/harness.o $$(pkg-config --libs cmocka || echo -lcmocka) -lm
+	@mv -f $@.tmp $@
+
+## compile-test: the compile checks, their negative control
+compile-test: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json
+	@$(TEST) tests/test_compile.py
+
+facts-test: ## the facts pipeline, the verdicts, the GPU facts parser
+	@$(TEST) tests/test_facts.py
+
+page-test: site ## the page: round trip, browser, tidy, awkward input, fuzz
+	@$(NEED) $(TIDY) tidy
+	@$(NEED) $(CHROMIUM) chromium
+	@$(NEED) $(CHROMEDRIVER) chromium-driver
+	@$(TEST) tests/test_page.py
+
+tangle-test: $(BIN) ## tangle, rebuild in a scratch copy; no-GPU exit codes
+	@$(TEST) tests/test_tangle.py --bin $(BIN)
+
+robust-test: ## interrupted, full-disk, read-only, parallel, missing tools
+	@$(TEST) tests/test_robust.py
 
 clean: ## remove build/ and the generated page (never evidence/)
 	rm -rf build site/index.html site/downloads

@@ -1,5 +1,5 @@
 # GFLOP/s against N for the two kernels and cuBLAS, from a pipelined_gemm CSV.
-# gnuplot -e "in='RUN.csv'; out='OUT.svg'; gpu='NVIDIA H200'" tools/plots/gflops.gp
+# gnuplot -e "in='RUN.csv'; out='OUT.svg'; gpu='NVIDIA H200'" gflops.gp
 # The CSV's '#' provenance lines are comments to gnuplot; its header row
 # names the columns used below.
 set terminal svg size 720,420 dynamic font "sans,13" background "white"
@@ -16,6 +16,10 @@ set xlabel "matrix size N (N × N × N product)"
 set ylabel "GFLOP/s (median of the timed launches)"
 set title sprintf("FP32 GEMM on %s, -arch=sm_80 build", gpu)
 set format y "%.0f"
-plot in using (column("n")):(column("cublas_gflops")) with linespoints lw 2 pt 9 ps 1.2 lc rgb "#555555" title "cuBLAS SGEMM (FP32, no TF32)", \
-     in using (column("n")):(column("piped_gflops")) with linespoints lw 2 pt 7 ps 1.2 lc rgb "#1b6ac9" title "matmulTilePiped (cp.async, 2 stages)", \
-     in using (column("n")):(column("sync_gflops")) with linespoints lw 2 pt 5 ps 1.2 lc rgb "#d9541e" title "matmulTileSync (through registers)"
+set style data linespoints
+plot in using (column("n")):(column("cublas_gflops")) lw 2 pt 9 ps 1.2 \
+       lc rgb "#555555" title "cuBLAS SGEMM (FP32, no TF32)", \
+     in using (column("n")):(column("piped_gflops")) lw 2 pt 7 ps 1.2 \
+       lc rgb "#1b6ac9" title "matmulTilePiped (cp.async, 2 stages)", \
+     in using (column("n")):(column("sync_gflops")) lw 2 pt 5 ps 1.2 \
+       lc rgb "#d9541e" title "matmulTileSync (through registers)"

@@ -1,0 +1,429 @@
+"""Robust builds, each in scratch copies of the working tree: a missing
+tool (make variable or PATH) is named with its package and install command;
+SIGINT at a random moment (ROBUST_SEED), a full disk (ulimit -f) and a
+read-only build/ (chattr +i or a read-only bind mount) leave no half-written
+file; make -j8 gives the bytes a serial build in another time zone gives,
+and the page carries no build date. After each failed make, every product
+must equal a clean build's (of the old or the edited source; old content
+must be older than day74.nw, so make redoes it), and a plain make must
+then restore exactly the reference."""
+
+import os
+import pathlib
+import random
+import re
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import FIXTURES, MAKE_ENV, checkout, make
+
+TMP_RE = re.compile(r"(\.tmp(\.|$)|^\.tangle\.|^tangle-err\.|^\.tmp-)")
+FAR_TZ = "UTC-14"   # tomorrow for most of the day: a build date would show
+EDIT_MARK = "Robust-build test edit: this paragraph moves every line below.\n"
+SEED = int(os.environ.get("ROBUST_SEED", time.time()))
+TRIALS = 8
+PARALLEL_RUNS = 3
+
+
+class Refs:
+    """The scratch area: a pristine copy, and reference products of a
+    clean build (old) and of a build of the edited source (new)."""
+
+    def __init__(self, root):
+        self.root = root
+        self.pristine = checkout(os.path.join(root, "pristine"))
+        self.refdir = self.copy("reference")
+        t0 = time.monotonic()
+        p = make(self.refdir, "tangle", "site", env={"TZ": FAR_TZ})
+        self.t_full = time.monotonic() - t0
+        assert p.returncode == 0, f"reference build failed: {p.stderr}"
+        self.old = snapshot(self.refdir)
+        d = self.copy("reference-edited")
+        toggle_edit(d)
+        assert make(d, "tangle", "site").returncode == 0
+        self.new = snapshot(d)
+        toggle_edit(d)
+        t0 = time.monotonic()
+        make(d, "tangle", "site")
+        self.t_rewrite = time.monotonic() - t0
+        shutil.rmtree(d)
+
+    def copy(self, label):
+        """The scratch copy of the pristine sources called label, made the
+        first time it is asked for."""
+        d = os.path.join(self.root, label)
+        if not os.path.isdir(d):
+            shutil.copytree(self.pristine, d, symlinks=True)
+        return d
+
+    def refs_for(self, edited):
+        """(reference for the source as it is now, the other one)."""
+        return (self.new, self.old) if edited else (self.old, self.new)
+
+
+@pytest.fixture(scope="module")
+def refs(tmp_path_factory):
+    """The module's reference builds; frozen files unfrozen at the end."""
+    root = str(tmp_path_factory.mktemp("robust"))
+    yield Refs(root)
+    freeze(root, False)
+
+
+def products(d):
+    """{rel: bytes} of every file make writes in d (build/**,
+    site/index.html*, site/downloads/**), None for temporary files."""
+    rels = [os.path.relpath(os.path.join(dp, f), d)
+            for top in ("build", "site/downloads")
+            for dp, _, fs in os.walk(os.path.join(d, top)) for f in fs]
+    rels += [os.path.join("site", f) for f in os.listdir(
+        os.path.join(d, "site")) if f.startswith("index.html") or
+        TMP_RE.search(f)]
+    out = {}
+    for rel in rels:
+        out[rel] = None
+        if not TMP_RE.search(os.path.basename(rel)):
+            with open(os.path.join(d, rel), "rb") as f:
+                out[rel] = f.read()
+    return out
+
+
+def snapshot(d):
+    """{rel: bytes} of the products in d, temporary files aside."""
+    return {k: v for k, v in products(d).items() if v is not None}
+
+
+def clean(d):
+    """Remove every product from d."""
+    freeze(os.path.join(d, "build"), False)
+    shutil.rmtree(os.path.join(d, "build"), ignore_errors=True)
+    shutil.rmtree(os.path.join(d, "site", "downloads"), ignore_errors=True)
+    for f in os.listdir(os.path.join(d, "site")):
+        if f.startswith("index.html") or TMP_RE.search(f):
+            os.remove(os.path.join(d, "site", f))
+
+
+def toggle_edit(d):
+    """Insert (or remove again) a prose paragraph after the front matter:
+    every #line directive and the page change, the clean tangles do not.
+    Returns True when the source is now edited."""
+    p = os.path.join(d, "day74.nw")
+    with open(p, encoding="utf-8") as f:
+        lines = f.readlines()
+    if EDIT_MARK in lines:
+        i = lines.index(EDIT_MARK)
+        del lines[i - 1:i + 1]
+    else:
+        ends = [i for i, l in enumerate(lines) if l.rstrip("\n") == "---"]
+        at = ends[1] + 1 if len(ends) >= 2 and ends[0] == 0 else 0
+        lines[at:at] = ["\n", EDIT_MARK]
+    with open(p, "w", encoding="utf-8") as f:
+        f.writelines(lines)
+    return EDIT_MARK in lines
+
+
+def judge(d, old, new=None):
+    """Problems with the products in d after a failed or interrupted make,
+    old being the reference the tree held before and new the one of the
+    edited source (if edited)."""
+    problems = []
+    nw_mtime = os.stat(os.path.join(d, "day74.nw")).st_mtime_ns
+    for rel, data in snapshot(d).items():
+        if rel not in old and (new is None or rel not in new):
+            problems.append(f"{rel}: not in the reference build")
+        elif new is not None and new.get(rel) == data:
+            continue
+        elif data != old.get(rel):
+            problems.append(f"{rel}: differs from the reference")
+        elif (new is not None and rel in new and new[rel] != old[rel] and
+              rel != "build/site/index.md" and os.stat(os.path.join(
+                  d, rel)).st_mtime_ns >= nw_mtime):
+            problems.append(f"{rel}: old content but newer than day74.nw "
+                            "(make would keep it)")
+    return problems
+
+
+def exact(d, ref):
+    """Problems when d's products are not exactly ref (leftovers aside)."""
+    got = snapshot(d)
+    return [f"{rel}: " + ("missing after the rebuild" if rel not in got else
+                          "not in the reference" if rel not in ref else
+                          "differs from the reference after the rebuild")
+            for rel in sorted(set(ref) | set(got))
+            if got.get(rel) != ref.get(rel)]
+
+
+def restored(d, ref):
+    """Problems left after a plain `make tangle site` should restore ref."""
+    p = make(d, "tangle", "site")
+    return ([f"the following make failed: {p.stderr[-300:]}"]
+            if p.returncode else []) + exact(d, ref)
+
+
+def freeze(path, on=True):
+    """chattr -R +i path (on) or -i (off, where chattr exists); True when
+    it worked."""
+    return bool(shutil.which("chattr")) and os.path.exists(path) and \
+        subprocess.run(["chattr", "-R", "+i" if on else "-i", path],
+                       capture_output=True).returncode == 0
+
+
+# ---- missing tools ----------------------------------------------------------
+with open(os.path.join(FIXTURES, "missing-tools.tsv")) as f:
+    MISSING = [l.rstrip("\n").split("\t") for l in f if l[0] != "#"]
+# cuobjdump is also looked for in $CUDA_HOME/bin and Python packages, and
+# nvcc in /usr/local/cuda/bin, so a PATH without them cannot hide them.
+BY_PATH = [c for i, c in enumerate(MISSING) if c[0] not in ("cuobjdump",
+           "nvcc") and c[0] not in [m[0] for m in MISSING[:i]]]
+INSTALL = {"apt": r"apt(-get)? install\b[^\n]*\b{}\b",
+           "pip": r"pip install\b[^\n]*\b{}\b"}
+
+
+def path_without(root, tool):
+    """A PATH of one folder of links to everything on PATH but tool."""
+    d = os.path.join(root, f"path-without-{tool}")
+    if not os.path.isdir(d):
+        os.makedirs(d)
+        for folder in MAKE_ENV.get("PATH", "").split(os.pathsep):
+            for f in os.listdir(folder) if os.path.isdir(folder) else ():
+                src = os.path.join(folder, f)
+                if f != tool and not os.path.lexists(os.path.join(d, f)) \
+                        and os.path.isfile(src) and os.access(src, os.X_OK):
+                    os.symlink(src, os.path.join(d, f))
+    return d
+
+
+def prepare(d, how):
+    """Bring scratch copy d to the state a case starts from."""
+    if how == "clean":
+        return clean(d)
+    assert make(d, "tangle").returncode == 0
+    pathlib.Path(d, "site/index.html").unlink(missing_ok=True)
+    shutil.rmtree(os.path.join(d, "build", "plots"), ignore_errors=True)
+    if how == "cubin":
+        # cuobjdump is never reached if the check works, so an empty cubin
+        # newer than its sources stands in for nvcc's.
+        cub = pathlib.Path(d, "build/checks/main/sm_80-s2.cubin")
+        cub.parent.mkdir(parents=True, exist_ok=True)
+        cub.write_bytes(b"")
+        cub.with_suffix(".sass").unlink(missing_ok=True)
+        assert make(d, "-q", "build/checks/main/sm_80-s2.cubin").returncode \
+            == 0, "the stand-in cubin is not up to date for make"
+
+
+@pytest.mark.parametrize("how,case", [("variable", c) for c in MISSING] +
+                         [("PATH", c) for c in BY_PATH], ids=lambda x: x if
+                         isinstance(x, str) else f"{x[0]}-{x[5][-9:]}")
+def test_missing_tool(refs, how, case):
+    """A missing tool fails its target, naming the tool, its package and
+    the command that installs it; nothing it would make appears."""
+    tool, var, pkg, kind, prep, targets, absent = case
+    targets, pattern = targets.split(), INSTALL[kind]
+    if how == "PATH" and not shutil.which(tool, path=MAKE_ENV.get("PATH")):
+        pytest.skip(f"{tool} is not on PATH here")
+    prepare(d := refs.copy("missing"), prep)
+    if how == "variable":
+        p = make(d, *targets, f"{var}=/nonexistent/{tool}")
+    else:
+        p = make(d, *targets, env={"PATH": path_without(refs.root, tool)})
+    assert p.returncode != 0, "make succeeded"
+    assert re.search(r"\b" + re.escape(tool) + r"\b", p.stderr)
+    assert re.search(r"\b" + re.escape(pkg) + r"\b", p.stderr)
+    assert re.search(pattern.format(re.escape(pkg)), p.stderr), \
+        f"no install command for {pkg}: {p.stderr}"
+    for a in absent.split():
+        assert not os.path.exists(os.path.join(d, a)), f"{a} was written"
+
+
+# ---- interrupts -------------------------------------------------------------
+
+def test_interrupts(refs):
+    """SIGINT at a random moment never leaves a file make would keep, and
+    the next make restores all; at least one trial really interrupts."""
+    rng, d = random.Random(SEED), refs.copy("interrupt")
+    assert make(d, "tangle", "site").returncode == 0
+    edited, hit, problems = False, 0, []
+    for i in range(TRIALS):
+        if i % 2 == 0:
+            clean(d)
+            old, new = refs.refs_for(edited)[0], None
+        else:
+            edited = toggle_edit(d)
+            new, old = refs.refs_for(edited)
+        span = refs.t_full if i % 2 == 0 else refs.t_rewrite
+        delay = rng.uniform(0.02, max(0.1, span * 0.9))
+        p = subprocess.Popen(["make", "tangle", "site"], cwd=d, env=MAKE_ENV,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+        time.sleep(delay)
+        sent = p.poll() is None
+        if sent:
+            os.killpg(p.pid, signal.SIGINT)
+        try:
+            p.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            problems.append(f"trial {i + 1}: make did not stop within 120 s")
+            continue
+        hit += sent and p.returncode != 0
+        problems += [f"trial {i + 1} (SIGINT at {delay:.2f} s, seed {SEED}): "
+                     f"{x}" for x in judge(d, old, new) +
+                     restored(d, new if new is not None else old)]
+    assert problems == []
+    assert hit, f"no trial interrupted a running make ({refs.t_full:.1f} s)"
+
+
+# ---- full disk --------------------------------------------------------------
+
+def test_full_disk(refs):
+    """Under ulimit -f, make fails without a half-written file, from a clean
+    tree and over a build, and the next make restores all."""
+    size = {p: len(b) for p, b in refs.old.items()}
+    tangles = sorted(v for p, v in size.items()
+                     if re.fullmatch(r"build/[^/]+\.(cu|c|h)", p) and v > 512)
+    page = size["site/index.html"]
+    below = [v for p, v in size.items() if p != "site/index.html" and v < page]
+    limits = [4, (tangles[0] + tangles[-1]) // 2 // 512,
+              size["build/facts.json"] // 2 // 512,
+              ((max(below) + page) // 2 if below else page // 2) // 512]
+    d, problems = refs.copy("full-disk"), []
+
+    def case(blocks, targets, old, new, final, what):
+        cmd = ["sh", "-c", f'ulimit -f {blocks} && exec "$@"', "sh", "make",
+               "--no-print-directory", *targets]
+        p = subprocess.run(cmd, cwd=d, env=MAKE_ENV, capture_output=True,
+                           text=True, timeout=300)
+        found = (["make succeeded under the limit"] if p.returncode == 0
+                 else []) + judge(d, old, new) + restored(d, final)
+        problems.extend(f"{what} (ulimit -f {blocks}): {x}" for x in found)
+
+    for blocks in limits:
+        clean(d)
+        case(blocks, ["tangle", "site"], refs.old, None, refs.old, "clean")
+    assert make(d, "tangle", "site").returncode == 0
+    for blocks, targets in ((limits[1], ["tangle", "site"]),
+                            (limits[3], ["site"])):
+        new, old = refs.refs_for(toggle_edit(d))
+        if targets == ["site"]:
+            assert make(d, "tangle", "facts", "plots").returncode == 0
+        case(blocks, targets, old, new, new, "rewrite after an edit")
+    assert problems == []
+
+
+# ---- read-only build/ -------------------------------------------------------
+
+def test_read_only(refs):
+    """With build/ read-only, make fails naming a path under build/ and
+    saying it cannot write it, leaves nothing half written, and once build/
+    is writable again the next make restores all: an empty build/, a
+    complete one after an edit, and one whose roots check is done."""
+    d = refs.copy("read-only")
+    probe = os.path.join(d, "build-probe")
+    os.makedirs(probe)
+    chattr = (os.environ.get("ROBUST_RO_METHOD") != "bind"
+              and shutil.which("chattr") and freeze(probe))
+    freeze(probe, False)
+    flags = "-m" if os.geteuid() == 0 else "-rm"
+    bind = not chattr and shutil.which("unshare") and subprocess.run(
+        ["unshare", flags, "sh", "-c", 'mount --bind "$1" "$1" && mount -o '
+         'remount,bind,ro "$1" "$1" && ! touch "$1/x" 2>/dev/null', "sh",
+         probe], capture_output=True).returncode == 0
+    os.rmdir(probe)
+    if not chattr and not bind:
+        pytest.skip("neither chattr +i nor a read-only bind mount works here")
+
+    def run_ro(targets):
+        if chattr:
+            assert freeze(os.path.join(d, "build"))
+            try:
+                return make(d, *targets)
+            finally:
+                freeze(os.path.join(d, "build"), False)
+        return subprocess.run(
+            ["unshare", flags, "sh", "-c", 'mount --bind build build && '
+             'mount -o remount,bind,ro build build && exec make "$@"', "sh",
+             *targets], cwd=d, env=MAKE_ENV, capture_output=True, text=True,
+            timeout=300)
+
+    problems = []
+
+    def case(what, old, new, final):
+        p = run_ro(["tangle", "site"])
+        found = judge(d, old, new)
+        if p.returncode == 0:
+            found.append("make succeeded with build/ read-only")
+        elif not re.search(r"\bbuild(/[^\s:'\"]*)?", p.stderr):
+            found.append("the error does not name a path under build/")
+        elif not [l for l in p.stderr.splitlines() if "build" in l and
+                  re.search(r"Read-only|not permitted|Permission denied|"
+                            r"cannot|failed", l)]:
+            found.append("no line says build/ cannot be written")
+        problems.extend(f"{what}: {x}" for x in found + restored(d, final))
+
+    clean(d)
+    os.makedirs(os.path.join(d, "build"))
+    case("empty build/", refs.old, None, refs.old)
+    assert make(d, "tangle", "site").returncode == 0
+    new, old = refs.refs_for(toggle_edit(d))
+    case("rewrite after an edit", old, new, new)
+    new, old = refs.refs_for(toggle_edit(d))
+    make(d, "build/.roots-ok")
+    case("tangle after an edit, roots checked", old, new, new)
+    assert problems == []
+
+
+# ---- parallel builds --------------------------------------------------------
+
+@pytest.mark.parametrize("trial", range(PARALLEL_RUNS))
+def test_parallel_tangle_site(refs, trial):
+    """make -j8 tangle site gives byte for byte what a serial build in
+    another time zone gave."""
+    clean(d := refs.copy("parallel"))
+    p = make(d, "-j8", "tangle", "site")
+    assert p.returncode == 0, p.stderr[-500:]
+    assert exact(d, refs.old) == []
+
+
+def test_page_has_no_build_date(refs):
+    """Every date or time on the page comes from the evidence facts or the
+    source, never from the build."""
+    page = refs.old["site/index.html"].decode("utf-8", "replace")
+    allowed = refs.old.get("build/facts.json", b"").decode()
+    for rel in ("day74.nw", "site/template.html"):
+        with open(os.path.join(refs.refdir, rel), encoding="utf-8") as f:
+            allowed += f.read()
+    months = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
+    pats = [r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?",
+            r"\b\d{4}/\d{2}/\d{2}\b", r"\b\d{1,2}:\d{2}:\d{2}\b",
+            rf"\b(?:{months})[a-z]* \d{{1,2}},? \d{{4}}\b",
+            rf"\b\d{{1,2}} (?:{months})[a-z]* \d{{4}}\b"]
+    assert sorted({m.group(0) for pat in pats for m in re.finditer(pat, page)
+                   if m.group(0) not in allowed}) == []
+
+
+def test_parallel_build(refs):
+    """make -j8 build and a serial make build tangle the same inputs and
+    give binaries whose --help agree."""
+    if shutil.which(MAKE_ENV.get("NVCC", "nvcc")) is None:
+        pytest.skip("no nvcc here")
+    clean(par := refs.copy("parallel"))
+    assert make(par, "-j8", "build", "ARCH=sm_80", "STAGES=2",
+                timeout=600).returncode == 0
+    assert make(refs.refdir, "build", "ARCH=sm_80", "STAGES=2",
+                timeout=600).returncode == 0
+    helps = []
+    for d in (par, refs.refdir):
+        for p in refs.old:
+            if re.fullmatch(r"build/(clean/)?[^/]+\.(cu|c|h)", p):
+                with open(os.path.join(d, p), "rb") as f:
+                    assert f.read() == refs.old[p], f"{p} differs in {d}"
+        assert os.path.exists(os.path.join(d, "build", "pipelined_gemm"))
+        h = subprocess.run(["build/pipelined_gemm", "--help"], cwd=d,
+                           capture_output=True, text=True, timeout=60)
+        assert h.returncode == 0
+        helps.append(h.stdout)
+    assert helps[0] == helps[1], "--help prints differently"

@@ -1,0 +1,598 @@
+"""checks: what the compiler emitted for the lesson's kernels, no GPU needed.
+
+Usage (from the module's root):
+  python3 -m tools.compile.checks sm80 --dir DIR --stages N --out F.json
+      [--ptx ARCH ...] [--sass ARCH ...] [--source FILE]
+  python3 -m tools.compile.checks stages --dir DIR --refused FILE --out F.json
+      [--arch ARCH ...] [--stages N ...] [--tile-bytes B] [--refused-stages N]
+  python3 -m tools.compile.checks evidence --dir DIR --source-hash FILE
+      [--nvcc NVCC] [--cuobjdump PATH] [--out-dir evidence]
+
+sm80 reads DIR/ARCH-sN.ptx (nvcc -ptx) and DIR/ARCH-sN.sass (cuobjdump
+-sass) and asserts: below sm_80 the PTX holds no cp.async; from sm_80 on
+every cp.async sits in a piped kernel (none in a sync kernel, none
+elsewhere), which holds a global-to-shared copy (the pipeline's own
+cp.async.mbarrier.arrive proves nothing); its SASS holds LDGSTS. It records
+each form per kernel and the LDGSTS ptxas put in the sync kernel (fusion).
+
+stages reads DIR/ARCH-sN.ptxas.txt (nvcc -Xptxas -v) per depth and FILE,
+the refused compile's record ("exit=N", then the compiler's output), and
+asserts: both kernels reported at every depth; the piped kernel grows by
+one constant step, --tile-bytes plus at most MAX_STATE_STEP bytes of
+pipeline state; every depth within LIMIT; the sync kernel constant; the
+refused depth stopped by the static_assert naming the 48 KiB ceiling.
+
+evidence reads both checks' reports for the default build (STAGES=2), the
+ptxas -v reports, the commands (*.cmd) and the refused compile's log, runs
+NVCC --version, and writes OUT-DIR/compile-nvcc-<release>.txt (first line
+"compile-only: no GPU executed anything in this file", then date, host,
+source sha256, versions, commands, the reports and the compilers' output)
+and its .facts.json (the counts, unrounded, for tools/lit/gather.py), both
+kept as they are when only their date and host would change. Exit 1 when
+an input is missing or records a failed check.
+
+Kernels are told apart by name: matmul...Piped and matmul...Sync, so a
+second kernel pair joins the checks as it is. Each check writes JSON to
+--out and a summary to the .txt beside it (temporary names, renames) and
+to stdout. Exit: 0 all hold; 1 an assertion failed ("CHECK: FAIL ...");
+2 usage or unreadable input.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import socket
+import sys
+from collections import Counter
+
+from tools.lit import litlib
+
+PIPED, SYNC = "matmulTilePiped", "matmulTileSync"
+ROLE = re.compile(r"matmul\w*?(Piped|Sync)")
+FAMILIES = ("copy", "mbarrier_arrive", "commit_group", "wait_group",
+            "wait_all", "other")
+MAX_STATE_STEP = 64
+LIMIT = 48 * 1024   # bytes of static shared memory a block may declare
+# A PTX function header (".visible .entry NAME(", ".func (.param..) NAME(").
+PTX_HEADER = re.compile(
+    r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b(.*)$")
+PTX_NAME = re.compile(r"([A-Za-z_$%][\w$%]*)\s*(?:\(|$)")
+# The global-to-shared copy forms: .ca/.cg, with or without ::cta, and bulk.
+COPY = re.compile(r"^cp\.async\.(?:(?:ca|cg)\.shared(?:::\w+)?\.global"
+                  r"|bulk\.shared(?:::\w+)?\.global)")
+# A SASS line: /*0120*/   @!P0 LDGSTS.E.BYPASS.128 [R3], [R4.64] ;
+SASS_INSN = re.compile(r"^\s*/\*[0-9a-fA-F]{4,}\*/\s+(?:@!?U?P\w+\s+)?"
+                       r"([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
+PTXAS_ENTRY = re.compile(
+    r"ptxas info\s*: Compiling entry function '([^']+)' for '(\w+)'")
+PTXAS_SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill "
+                         r"stores, (\d+) bytes spill loads")
+PTXAS_USED = re.compile(r"ptxas info\s*: Used (\d+) registers(.*)$")
+
+
+def kernel_role(name):
+    """"piped", "sync" or "outside" for a (mangled) function name or None;
+    a name matching both roles counts as "outside"."""
+    roles = {m.lower() for m in ROLE.findall(name or "")}
+    return roles.pop() if len(roles) == 1 else "outside"
+
+
+def by_role(per_function):
+    """{function: value} regrouped as {role: [(function, value)]}."""
+    out = {"piped": [], "sync": [], "outside": []}
+    for name, value in sorted(per_function.items()):
+        out[kernel_role(name)].append((name, value))
+    return out
+
+
+def fmt_forms(forms):
+    """"2 x A, 1 x B" for a {form: count} dict ("" when empty)."""
+    return ", ".join(f"{n} x {k}" for k, n in sorted(forms.items()))
+
+
+def ptx_count(text, prefix="cp.async"):
+    """Count the instructions whose mnemonic starts with prefix in PTX text.
+
+    Returns {"functions": {name: {form: count}}, "outside": {form: count},
+    "grep_lines": lines containing prefix anywhere (what grep -c counts)}.
+    A form is the mnemonic with its qualifiers ("cp.async.cg.shared.global").
+    Comments never count; statements are split at ';', '{' and '}' (inline
+    asm puts several on a line) and lose any "@%p" guard. Every function
+    appears, if only with {}. Raises ValueError when braces do not balance.
+    """
+    functions, outside = {}, Counter()
+    grep_lines, current, pending, depth, in_comment = 0, None, None, 0, False
+    for raw in text.splitlines():
+        grep_lines += prefix in raw
+        line = raw
+        if in_comment:
+            if "*/" not in line:
+                continue
+            line, in_comment = line[line.index("*/") + 2:], False
+        line = re.sub(r"/\*.*?\*/", " ", line)
+        if "/*" in line:
+            line, in_comment = line[:line.index("/*")], True
+        line = line.split("//", 1)[0]
+        m = PTX_HEADER.match(line) if depth == 0 else None
+        if m:   # a .func may declare its return parameter first
+            n = PTX_NAME.search(re.sub(r"^\s*\([^)]*\)", "", m.group(2)))
+            pending = n.group(1) if n else None
+            if pending:
+                functions.setdefault(pending, Counter())
+        for stmt in re.split(r"[;{}]", line) if prefix in line else ():
+            op = (re.sub(r"^@!?%?\w+\s+", "", stmt.strip()).split() or [""])[0]
+            if op.startswith(prefix):
+                (functions[current] if depth and current else outside)[op] += 1
+        opened, closed = line.count("{"), line.count("}")
+        if depth == 0 and pending and ";" in line and not opened:
+            if not functions[pending]:   # a declaration without a body
+                del functions[pending]
+            pending = None
+        if depth == 0 and opened and pending:
+            current, pending = pending, None
+        depth += opened - closed
+        if depth < 0:
+            raise ValueError("unbalanced braces in PTX (more '}' than '{')")
+        if depth == 0 and closed:
+            current = None
+    if depth or in_comment:
+        raise ValueError("PTX ends inside a function or a comment")
+    return {"functions": {k: dict(v) for k, v in functions.items()},
+            "outside": dict(outside), "grep_lines": grep_lines}
+
+
+def form_family(form):
+    """The family of a cp.async form: copy (global to shared),
+    mbarrier_arrive, commit_group, wait_group, wait_all or other."""
+    if COPY.match(form):
+        return "copy"
+    for fam in ("mbarrier.arrive", "commit_group", "wait_group", "wait_all"):
+        if form.startswith("cp.async." + fam):
+            return fam.replace(".", "_")
+    return "other"
+
+
+def sass_opcodes(text):
+    """Opcodes per function of a `cuobjdump -sass` listing.
+
+    Returns {"arch": "sm_80" or None, "functions": {name: {"opcodes":
+    {LDGSTS: n}, "forms": {LDGSTS.E.BYPASS.128: n}}}}. Raises ValueError
+    when the listing names no function (a failed disassembly).
+    """
+    arch, current, functions = None, None, {}
+    for line in text.splitlines():
+        m = re.match(r"^\s*code for (sm_\d+\w*)", line)
+        arch = arch or (m and m.group(1))
+        m = re.match(r"^\s*Function\s*:\s*(\S+)", line)
+        if m:
+            current = functions.setdefault(m.group(1), {
+                "opcodes": Counter(), "forms": Counter()})
+            continue
+        m = SASS_INSN.match(line)
+        if m and current is not None:
+            current["forms"][m.group(1)] += 1
+            current["opcodes"][m.group(1).split(".")[0]] += 1
+    if not functions:
+        raise ValueError("no 'Function :' in the SASS (did cuobjdump fail?)")
+    return {"arch": arch, "functions": {k: {x: dict(v[x]) for x in v}
+                                        for k, v in functions.items()}}
+
+
+def ptxas_report(text):
+    """Resource use per kernel in `nvcc -Xptxas -v` output: {name: {"arch",
+    "registers", "smem_bytes", "stack_bytes", "spill_store_bytes",
+    "spill_load_bytes"}} (counts, bytes). Raises ValueError for a kernel
+    without a "Used N registers" line (a truncated report)."""
+    kernels, current = {}, None
+    for line in text.splitlines():
+        m = PTXAS_ENTRY.search(line)
+        if m:
+            current = kernels[m.group(1)] = {
+                "arch": m.group(2), "stack_bytes": 0, "spill_store_bytes": 0,
+                "spill_load_bytes": 0}
+        elif current is not None and PTXAS_SPILL.search(line):
+            (current["stack_bytes"], current["spill_store_bytes"],
+             current["spill_load_bytes"]) = map(
+                 int, PTXAS_SPILL.search(line).groups())
+        elif current is not None and PTXAS_USED.search(line):
+            m = PTXAS_USED.search(line)
+            smem = re.search(r"(\d+) bytes smem", m.group(2))
+            current.update(registers=int(m.group(1)),
+                           smem_bytes=int(smem.group(1)) if smem else 0)
+            current = None
+    for name, k in kernels.items():
+        if "registers" not in k:
+            raise ValueError("ptxas report: no 'Used N registers' for " + name)
+    return kernels
+
+
+def summarise(entries):
+    """{"names", "forms", "families", "total"} of [(name, {form: n})]."""
+    forms = Counter()
+    for _, f in entries:
+        forms.update(f)
+    fam = dict.fromkeys(FAMILIES, 0)
+    for k, v in forms.items():
+        fam[form_family(k)] += v
+    return {"names": [n for n, _ in entries], "families": fam,
+            "forms": dict(sorted(forms.items())), "total": sum(forms.values())}
+
+
+def check_ptx(arch, text, fail):
+    """The cp.async of one PTX file, counted and checked; fail(message)
+    for each finding. Returns the record stored in the JSON."""
+    scan = ptx_count(text)
+    roles = by_role(scan["functions"])
+    rec = {r: summarise(roles[r]) for r in ("piped", "sync")}
+    out = summarise(roles["outside"] + [("", scan["outside"])])
+    out["names"] = [n for n, f in roles["outside"] if f] + (
+        ["(outside any function)"] if scan["outside"] else [])
+    rec.update(outside=out, grep_lines=scan["grep_lines"],
+               total=sum(rec[r]["total"] for r in ("piped", "sync")) +
+               out["total"])
+    mb = by_role(ptx_count(text, "mbarrier.")["functions"])
+    rec["mbarrier"] = {r: summarise(mb[r])["forms"] for r in ("piped", "sync")}
+    for role, name in (("piped", PIPED), ("sync", SYNC)):
+        if not rec[role]["names"]:
+            fail(f"{arch} PTX: no function named like {name}; is this the "
+                 "lesson's program?")
+    if int(re.sub(r"\D", "", arch) or 0) < 80:
+        if rec["total"]:
+            where = "; ".join(f"{r}: {fmt_forms(rec[r]['forms'])}" for r in
+                              ("piped", "sync", "outside") if rec[r]["total"])
+            fail(f"{arch} PTX: {rec['total']} cp.async instruction(s) where "
+                 f"none can exist (cp.async needs sm_80): {where}")
+        return rec
+    if rec["sync"]["total"]:
+        fail(f"{arch} PTX: matmulTileSync holds {rec['sync']['total']} "
+             f"cp.async ({fmt_forms(rec['sync']['forms'])}); its fill must "
+             "go through registers")
+    if out["total"]:
+        fail(f"{arch} PTX: {out['total']} cp.async outside matmulTilePiped, "
+             f"in {', '.join(out['names'])} ({fmt_forms(out['forms'])})")
+    if rec["piped"]["names"] and rec["piped"]["families"]["copy"] == 0:
+        fail(f"{arch} PTX: matmulTilePiped holds no global-to-shared "
+             "cp.async (cp.async.ca/.cg.shared.global), so its fill goes "
+             "through registers; found there: "
+             f"{fmt_forms(rec['piped']['forms']) or 'no cp.async at all'}")
+    return rec
+
+
+def check_sass(arch, text, fail):
+    """LDGSTS, LDG and STS per kernel of one SASS listing; fail(message)
+    for each finding. Returns {"piped": {...}, "sync": {...}}."""
+    scan = sass_opcodes(text)
+    if scan["arch"] and scan["arch"] != arch:
+        fail(f"{arch} SASS: the listing is for {scan['arch']}, not {arch}")
+    roles, rec = by_role(scan["functions"]), {}
+    for role, name in (("piped", PIPED), ("sync", SYNC)):
+        r = {"names": [n for n, _ in roles[role]], "forms": Counter()}
+        for op in ("LDGSTS", "LDG", "STS"):
+            r[op] = sum(f["opcodes"].get(op, 0) for _, f in roles[role])
+        for _, f in roles[role]:
+            r["forms"].update({k: n for k, n in f["forms"].items()
+                               if k.split(".")[0] in ("LDGSTS", "LDG", "STS")})
+        r["forms"] = dict(sorted(r["forms"].items()))
+        rec[role] = r
+        if not r["names"]:
+            fail(f"{arch} SASS: no function named like {name}")
+    if rec["piped"]["names"] and rec["piped"]["LDGSTS"] == 0:
+        fail(f"{arch} SASS: matmulTilePiped holds no LDGSTS, so no copy "
+             "bypasses the registers; its global/shared traffic is "
+             f"{fmt_forms(rec['piped']['forms']) or 'none'}")
+    return rec
+
+
+def sm80(a, fail):
+    """The sm80 check of a's files: (result dict, summary lines)."""
+    res = {"source": a.source, "stages": a.stages, "ptx": {}, "sass": {}}
+    path = os.path.join(a.dir, "{}-s%d.{}" % a.stages)
+    for arch in a.ptx:
+        res["ptx"][arch] = check_ptx(arch, litlib.read_text(
+            path.format(arch, "ptx")), fail)
+    for arch in a.sass:
+        res["sass"][arch] = check_sass(arch, litlib.read_text(
+            path.format(arch, "sass")), fail)
+    lines = [f"sm80-check of {a.source} (STAGES={a.stages})"]
+    for arch, rec in res["ptx"].items():
+        lines.append(f"  PTX {arch}: {rec['total']} cp.async instruction(s) "
+                     f"(lines containing 'cp.async': {rec['grep_lines']})")
+        lines += [f"    {r:7s} {rec[r]['total']:3d}  "
+                  f"{fmt_forms(rec[r]['forms']) or '-'}" for r in
+                  ("piped", "sync", "outside")
+                  if rec[r]["total"] or r != "outside"]
+        if rec["mbarrier"]["piped"]:
+            lines.append("    (piped also holds, not cp.async: "
+                         f"{fmt_forms(rec['mbarrier']['piped'])})")
+    for arch, rec in res["sass"].items():
+        p, s = rec["piped"], rec["sync"]
+        lines.append(f"  SASS {arch}: matmulTilePiped LDGSTS={p['LDGSTS']} "
+                     f"LDG={p['LDG']} STS={p['STS']}; matmulTileSync "
+                     f"LDGSTS={s['LDGSTS']} LDG={s['LDG']} STS={s['STS']} "
+                     f"({'not fused' if s['LDGSTS'] == 0 else 'FUSED'})")
+        lines += [f"    {r:7s} {fmt_forms(rec[r]['forms']) or '-'}"
+                  for r in ("piped", "sync")]
+    return res, lines
+
+
+def analyse_stages(reports, refused, tile, limit, fail):
+    """Check per-depth ptxas reports ({arch: {depth: ptxas_report}}) and
+    the refusal ((exit status, compiler text)) against tile (bytes of one
+    stage of tiles) and limit (bytes); fail(message) for each finding.
+    Returns the result dict (table, step, refusal)."""
+    table, steps = {}, set()
+    for arch, by_depth in reports.items():
+        rows = {}
+        for n in sorted(by_depth):
+            rows[n] = {}
+            for role in ("piped", "sync"):
+                ks = [k for name, k in by_depth[n].items()
+                      if kernel_role(name) == role]
+                if len(ks) != 1:
+                    fail(f"{arch} STAGES={n}: no ptxas report for the {role}"
+                         " kernel")
+                    continue
+                rows[n][role] = {"smem_bytes": ks[0]["smem_bytes"],
+                                 "registers": ks[0]["registers"],
+                                 "spill_bytes": ks[0]["spill_store_bytes"] +
+                                 ks[0]["spill_load_bytes"]}
+        piped = [(n, r["piped"]["smem_bytes"]) for n, r in rows.items()
+                 if "piped" in r]
+        for (n0, b0), (n1, b1) in zip(piped, piped[1:]):
+            steps.add(b1 - b0)
+            if n1 != n0 + 1:
+                fail(f"{arch}: depths {n0} and {n1} are not consecutive")
+            elif not tile <= b1 - b0 <= tile + MAX_STATE_STEP:
+                fail(f"{arch}: matmulTilePiped goes from {b0} bytes at "
+                     f"STAGES={n0} to {b1} at STAGES={n1}, a step of "
+                     f"{b1 - b0}; one stage of tiles is {tile}, plus at most "
+                     f"{MAX_STATE_STEP} of pipeline state")
+        if len(steps) > 1:
+            fail(f"{arch}: the step per stage is not constant: "
+                 f"{sorted(steps)}")
+        for n, b in piped:
+            rows[n]["piped"]["state_bytes"] = b - n * tile
+            if b > limit:
+                fail(f"{arch} STAGES={n}: {b} bytes exceed the {limit}-byte "
+                     "static ceiling")
+        if len({r["sync"]["smem_bytes"] for r in rows.values()
+                if "sync" in r}) > 1:
+            fail(f"{arch}: matmulTileSync's shared memory changes with STAGES")
+        table[arch] = {str(n): r for n, r in rows.items()}
+    step = steps.pop() if len(steps) == 1 else None
+    status, text = refused
+    msgs = re.findall(r'static assertion failed with "((?:[^"\\]|\\.)*)"',
+                      text)
+    ceiling = [m for m in msgs if "48 KiB" in m]
+    if status == 0:
+        fail("the deepest depth compiled (exit 0); it should be refused")
+    elif not ceiling:
+        fail("the deepest depth was refused, but not by the 48 KiB "
+             "static_assert; compiler said: " +
+             (" | ".join(msgs) or text.strip()[:300]))
+    return {"tile_bytes": tile, "limit_bytes": limit, "table": table,
+            "step_bytes": step,
+            "state_step_bytes": None if step is None else step - tile,
+            "refused": {"exit": status, "all_static_asserts": msgs,
+                        "static_assert": ceiling[0] if ceiling else None}}
+
+
+def stages(a, fail):
+    """The stages check of a's files: (result dict, summary lines)."""
+    reports = {arch: {n: ptxas_report(litlib.read_text(os.path.join(
+        a.dir, f"{arch}-s{n}.ptxas.txt"))) for n in a.stages}
+        for arch in a.arch}
+    first, _, rest = litlib.read_text(a.refused).partition("\n")
+    m = re.fullmatch(r"exit=(\d+)", first.strip())
+    if not m:
+        raise ValueError(f"{a.refused}: first line is not 'exit=N'")
+    res = analyse_stages(reports, (int(m.group(1)), rest), a.tile_bytes,
+                         LIMIT, fail)
+    res["refused_stages"] = a.refused_stages
+    lines = ["stage-limits: static shared memory per block (ptxas -v)"]
+    for arch, rows in res["table"].items():
+        lines.append(f"  {arch}  STAGES  piped smem  piped regs  sync smem  "
+                     f"(piped = STAGES x {a.tile_bytes} B + pipeline state)")
+        lines += [f"        {n:>6s}  {p.get('smem_bytes', '?'):>10}  "
+                  f"{p.get('registers', '?'):>10}  "
+                  f"{s.get('smem_bytes', '?'):>9}  state "
+                  f"{p.get('state_bytes', '?')} B" for n, row in rows.items()
+                  for p, s in [(row.get("piped", {}), row.get("sync", {}))]]
+    if res["step_bytes"] is not None:
+        lines.append(f"  each stage adds {res['step_bytes']} bytes: "
+                     f"{a.tile_bytes} of tiles, {res['state_step_bytes']} of "
+                     "pipeline state")
+    lines.append(f"  STAGES={a.refused_stages} with -DALLOW_DEEP_PIPELINE: "
+                 f"nvcc exit {res['refused']['exit']}: "
+                 f"\"{res['refused']['static_assert']}\"")
+    return res, lines
+
+
+# ---- the compile evidence, from the reports of both checks ---------------
+FIRST_LINE = "compile-only: no GPU executed anything in this file"
+STAGES = 2
+MBARRIER_OPS = ("arrive", "init", "inval", "test_wait", "try_wait")
+
+
+def report(d, name):
+    """(JSON, text) of a passing check's report; OSError or ValueError."""
+    obj = json.loads(litlib.read_text(os.path.join(d, name + ".json")))
+    if not obj.get("ok"):
+        raise ValueError(f"{name} records failed assertions; evidence is "
+                         "only written from passing checks")
+    return obj, litlib.read_text(os.path.join(d, name + ".txt"))
+
+
+def facts_of(check, limits, release, full):
+    """The facts of the checks' JSON reports: {name: number or token}."""
+    facts = {"compile.nvcc_version": full, "compile.nvcc_release": release}
+    for arch, rec in check["ptx"].items():
+        a = arch.replace("_", "")
+        facts[f"ptx.{a}.grep_lines"] = rec["grep_lines"]
+        for role in ("piped", "sync", "outside"):
+            facts[f"ptx.{a}.{role}.total"] = rec[role]["total"]
+        if int(a[2:]) >= 80:
+            for fam, n in rec["piped"]["families"].items():
+                facts[f"ptx.{a}.piped.{fam}"] = n
+            ops = dict.fromkeys(MBARRIER_OPS + ("other",), 0)
+            for form, n in rec["mbarrier"]["piped"].items():
+                op = form.split(".")[1]
+                ops[op if op in MBARRIER_OPS else "other"] += n
+            facts.update({f"ptx.{a}.piped.mbarrier.{o}": n
+                          for o, n in ops.items()})
+    for arch, rec in check["sass"].items():
+        for role in ("piped", "sync"):
+            for op in ("LDGSTS", "LDG", "STS"):
+                facts[f"sass.{arch.replace('_', '')}.{role}.{op.lower()}"] = \
+                    rec[role][op]
+    spill = 0
+    for arch, rows in limits["table"].items():
+        for n, row in rows.items():
+            for role, key in (("piped", f"s{n}.piped"), ("sync", "sync")):
+                if role == "piped" or int(n) == STAGES:
+                    base = f"ptxas.{arch.replace('_', '')}.{key}"
+                    facts[base + ".smem"] = row[role]["smem_bytes"]
+                    facts[base + ".registers"] = row[role]["registers"]
+                spill += row[role]["spill_bytes"]
+    facts["ptxas.spill_bytes"] = spill
+    facts["stages.step_bytes"] = limits["step_bytes"]
+    facts["stages.state_step_bytes"] = limits["state_step_bytes"]
+    facts["stages.refused_at"] = limits["refused_stages"]
+    return facts
+
+
+def build(a):
+    """(transcript, facts document, release) from the inputs in a.dir."""
+    d = a.dir
+    check, check_text = report(d, f"sm80-check-s{STAGES}")
+    limits, limits_text = report(d, "stage-limits")
+    sass = sorted(limits["table"])
+    depths = sorted(map(int, limits["table"][sass[0]]))
+    refused = limits["refused_stages"]
+    version = litlib.run_version(a.nvcc).strip()
+    release, full = litlib.nvcc_version(version)
+    source_hash = litlib.read_text(a.source_hash).strip()
+    if not re.fullmatch(r"[0-9a-f]{64}", source_hash):
+        raise ValueError(f"{a.source_hash} holds no sha256")
+    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    date = now.isoformat().replace("+00:00", "Z")
+    L = [FIRST_LINE, f"date: {date}", f"host: {socket.gethostname()}",
+         f"source sha256: {source_hash}", "  (build/source.sha256: sha256 "
+         "of the clean tangled program sources)",
+         f"made by: make evidence-compile, from {d}/", "",
+         f"$ {a.nvcc} --version", version]
+    if a.cuobjdump:
+        try:
+            tool = litlib.run_version(a.cuobjdump).strip().splitlines()
+            L.append(f"cuobjdump: {a.cuobjdump}: {tool[max(len(tool) - 2, 0)]}")
+        except OSError as e:
+            L.append(f"cuobjdump: (not run: {e})")
+    L += ["", "== Commands (each output under a temporary name, renamed) =="]
+    for name in ([f"{x}-s{STAGES}.ptx" for x in check["ptx"]]
+                 + [f"{x}-s{n}.cubin" for x in sass for n in depths]
+                 + [f"{x}-s{STAGES}.sass" for x in check["sass"]]
+                 + [f"sm_80-s{refused}.refused"]):
+        L.append("$ " + litlib.read_text(os.path.join(d, name + ".cmd"))
+                 .strip())
+    L += ["", "== The checks' reports ==", check_text + limits_text,
+          "== ptxas -v, verbatim (without 'Compile time') =="]
+    for x in sass:
+        for n in depths:
+            path = os.path.join(d, f"{x}-s{n}.ptxas.txt")
+            L += [f"-- {path}"] + ["   " + line for line in
+                                   litlib.read_text(path).splitlines()
+                                   if "Compile time" not in line]
+    L += ["", f"== STAGES={refused} with -DALLOW_DEEP_PIPELINE: the "
+          "compiler's output, verbatim =="]
+    L += [line for line in litlib.read_text(os.path.join(
+        d, f"sm_80-s{refused}.refused.log")).splitlines() if line]
+    facts = facts_of(check, limits, release, full)
+    L += ["", f"== Facts (also in compile-nvcc-{release}.facts.json) =="]
+    L += [f"{k} = {v}" for k, v in sorted(facts.items())]
+    meta = {"kind": "compile", "source_sha256": source_hash,
+            "toolkit": f"nvcc {full}", "gpu": "none (compile-only)",
+            "date": date, "transcript": os.path.join(
+                a.out_dir, f"compile-nvcc-{release}.txt")}
+    return "\n".join(L) + "\n", {"meta": meta, "facts": facts}, release
+
+
+def unchanged(path, text):
+    """True when path holds text apart from its date and host lines."""
+    def strip(t):
+        return re.sub(r'(?m)^(date: |host: |\s*"date": ).*$', "", t)
+    try:
+        return strip(litlib.read_text(path)) == strip(text)
+    except OSError:
+        return False
+
+
+def evidence(a):
+    """Write the compile evidence (see the module docstring); exit status."""
+    try:
+        text, facts, release = build(a)
+    except (OSError, ValueError) as e:
+        print(f"evidence-compile: {e}", file=sys.stderr)
+        return 1
+    base = os.path.join(a.out_dir, f"compile-nvcc-{release}")
+    facts_text = json.dumps(facts, indent=1, sort_keys=True) + "\n"
+    if unchanged(base + ".facts.json", facts_text) and \
+            unchanged(base + ".txt", text):
+        print(f"evidence-compile: {base}.txt and .facts.json unchanged apart "
+              "from date and host; kept")
+        return 0
+    # Facts first: whoever sees the new transcript finds its facts in place.
+    litlib.write_atomic(base + ".facts.json", facts_text)
+    litlib.write_atomic(base + ".txt", text)
+    print(f"evidence-compile: wrote {base}.txt and {base}.facts.json")
+    return 0
+
+
+def main(argv=None):
+    """Command-line entry point; see the module docstring. Exit status."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="check", required=True)
+    p = sub.add_parser("sm80")
+    p.add_argument("--stages", required=True, type=int)
+    p.add_argument("--ptx", nargs="*", default=["sm_75", "sm_80", "sm_90"])
+    p.add_argument("--sass", nargs="*", default=["sm_80", "sm_90"])
+    p.add_argument("--source", default="?")
+    s = sub.add_parser("stages")
+    s.add_argument("--refused", required=True)
+    s.add_argument("--refused-stages", type=int, default=6)
+    s.add_argument("--arch", nargs="*", default=["sm_80", "sm_90"])
+    s.add_argument("--stages", nargs="*", type=int, default=[2, 3, 4, 5])
+    s.add_argument("--tile-bytes", type=int, default=8192)
+    e = sub.add_parser("evidence")
+    e.add_argument("--nvcc", default="nvcc")
+    e.add_argument("--cuobjdump")
+    e.add_argument("--source-hash", required=True)
+    e.add_argument("--out-dir", default="evidence")
+    for q in (p, s, e):
+        q.add_argument("--dir", required=True)
+    for q in (p, s):
+        q.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    if a.check == "evidence":
+        return evidence(a)
+    name = {"sm80": "sm80-check", "stages": "stage-limits"}[a.check]
+    failures = []
+    try:
+        res, lines = (sm80 if a.check == "sm80" else stages)(a, failures.append)
+    except (OSError, ValueError) as e:
+        print(f"{name}: cannot read the inputs: {e}", file=sys.stderr)
+        return 2
+    res.update(failures=failures, ok=not failures)
+    lines += [f"{name}: FAIL {f}" for f in failures]
+    lines.append(f"{name}: " + (f"{len(failures)} assertion(s) failed"
+                                if failures else "all assertions hold"))
+    text = "\n".join(lines) + "\n"
+    litlib.write_atomic(a.out, json.dumps(res, indent=1, sort_keys=True) + "\n")
+    litlib.write_atomic(os.path.splitext(a.out)[0] + ".txt", text)
+    (sys.stderr if failures else sys.stdout).write(text)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

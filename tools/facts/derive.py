@@ -1,0 +1,114 @@
+"""derive: Day 74's derived facts and every verdict on its predictions.
+
+tools/lit/gather.py calls derive() (--derive tools.facts.derive). Each put()
+line is one fact: its name, the facts it reads, how it is computed from
+their unrounded values; missing inputs, no fact ("not yet measured").
+Verdicts are tokens, their sentences are in day74.nw: held / failed; no
+measurable effect (the difference judged lies inside the run-to-run spread
+of piped/sync, spread.2048.ratio_max - ratio_min); inconclusive (separate
+processes on both sides); fused / not fused (prediction 4's question).
+"""
+
+PREDICTED_RATIO = (0.75, 0.95)        # prediction 1: piped/sync at N = 2048
+CC80 = {"registers": 65536, "unit": 256, "warps": 64, "blocks": 32}
+THREADS = 256
+SPREAD = ["spread.2048.ratio_min", "spread.2048.ratio_max"]
+
+
+def band(values, lo, hi):
+    """held when every value lies in [lo, hi], failed when none does,
+    inconclusive otherwise. values: numbers (unrounded)."""
+    inside = [lo <= v <= hi for v in values]
+    return "held" if all(inside) else "failed" if not any(inside) \
+        else "inconclusive"
+
+
+def held(ok):
+    """The token for a prediction that holds when ok is true."""
+    return "held" if ok else "failed"
+
+
+def stages_verdict(r2, r3, r4, lo, hi):
+    """Prediction 5: three stages match or beat two, four flat or worse.
+
+    r2, r3, r4: piped/sync at 2, 3 and 4 stages; lo, hi: the spread of
+    piped/sync over separate processes. Differences within hi - lo are
+    noise: if both steps are, the answer is "no measurable effect".
+    """
+    spread = hi - lo
+    if abs(r3 - r2) <= spread and abs(r4 - r3) <= spread:
+        return "no measurable effect"
+    return held(r3 <= r2 + spread and r4 >= r3 - spread)
+
+
+def blocks_per_sm_cc80(registers):
+    """Resident blocks per SM on compute capability 8.0 of a 256-thread
+    kernel using `registers` per thread, from registers and warps alone
+    (CUDA C++ Programming Guide, technical specifications: 65536
+    registers per SM in units of 256 per warp, 64 warps, 32 blocks)."""
+    warps = -(-THREADS // 32)
+    per_warp = -(-registers * 32 // CC80["unit"]) * CC80["unit"]
+    return min(CC80["registers"] // (per_warp * warps),
+               CC80["warps"] // warps, CC80["blocks"])
+
+
+def derive(facts, evidence):
+    """{name: (value, inputs)} computed from facts ({name: Fact}) and the
+    evidence list (objects with .meta and .stale); see tools/lit/gather.py.
+    """
+    out = {}
+
+    def put(name, inputs, fn):
+        if inputs and all(i in facts or i in out for i in inputs):
+            out[name] = (fn(*(out[i][0] if i in out else facts[i].value
+                              for i in inputs)), inputs)
+
+    def present(names):
+        return [n for n in names if n in facts]
+
+    put("toolkit.version", ["compile.nvcc_version"], lambda v: v)
+    for a in ("sm75", "sm80", "sm90"):
+        put(f"ptx.{a}.cp_async.total",
+            [f"ptx.{a}.{k}.total" for k in ("piped", "sync", "outside")],
+            lambda *c: sum(c))
+    for n in (2, 3, 4, 5):
+        put(f"smem.stages{n}", [f"ptxas.sm80.s{n}.piped.smem"], lambda v: v)
+    put("occupancy.sm80.piped.blocks_per_sm",
+        ["ptxas.sm80.s2.piped.registers"], blocks_per_sm_cc80)
+    put("occupancy.sm80.sync.blocks_per_sm",
+        ["ptxas.sm80.sync.registers"], blocks_per_sm_cc80)
+    for n in (2048, 4096):
+        put(f"run.footprint.{n}.mib", ["gpu.l2_mib"],
+            lambda l2, n=n: 3 * n * n * 4 / 2**20)
+        put(f"run.footprint.{n}.fits_l2", ["gpu.l2_mib"],
+            lambda l2, n=n: 3 * n * n * 4 / 2**20 <= l2)
+    put("run.sm_90_vs_sm_80.diff",
+        ["run.sm_90.2048.ratio", "run.sm_80.2048.ratio"], lambda a, b: a - b)
+    for what in ("cpi", "instructions"):
+        put(f"ncu.{what}_change", [f"ncu.sync.{what}", f"ncu.piped.{what}"],
+            lambda s, p: 100 * (p / s - 1))
+
+    kinds = {e.meta["kind"] for e in evidence}
+    out["page.evidence"] = (
+        "gpu" if "gpu" in kinds else "compile-only" if kinds else "none",
+        present(["gpu.name", "compile.nvcc_version"])[:1])
+    put("page.stale", present(["gpu.name"]), lambda _: facts["gpu.name"].stale)
+
+    put("verdict.ratio", ["run.sm_80.2048.ratio"] + SPREAD,
+        lambda r, lo, hi: band([r, lo, hi], *PREDICTED_RATIO))
+    identical = [n for n in facts if n.startswith("run.")
+                 and n.endswith(".identical")]
+    put("verdict.memcmp", identical, lambda *same: held(all(same)))
+    put("verdict.ldgsts", present(
+        [f"gpu.sass.{b}.piped.ldgsts" for b in ("sm_90", "jit_equivalent")]
+        + [f"sass.sm{a}.piped.ldgsts" for a in (80, 90)]),
+        lambda *n: held(min(n) > 0))
+    put("verdict.fusion", present(
+        [f"gpu.sass.{b}.sync.ldgsts" for b in ("sm_80", "sm_90",
+                                               "jit_equivalent")]
+        + [f"sass.sm{a}.sync.ldgsts" for a in (80, 90)]),
+        lambda *n: "fused" if max(n) > 0 else "not fused")
+    put("verdict.stages",
+        [f"exercise.stages{s}.ratio" for s in (2, 3, 4)] + SPREAD,
+        stages_verdict)
+    return out

@@ -1,0 +1,295 @@
+"""gather: the measured facts of a lesson, as pandoc metadata.
+
+Usage: python3 -m tools.lit.gather --schema SCHEMA.tsv --evidence DIR
+           --source-hash FILE --out FACTS.json [--derive MODULE]
+
+Reads the schema (NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION lines;
+PRODUCER a meta.kind, "derived" or "=OTHER" for an old name showing fact
+OTHER; NAME may hold {a,b} groups, one line standing for each choice, with
+{1}, {2}... in the other fields naming it) and every DIR/*.facts.json:
+{"meta": {"kind", "source_sha256", "date", "transcript", ...}, "facts":
+{name: value}}, values unrounded numbers, booleans or tokens (one line, at
+most MAX_WORDS words: sentences belong in the lesson). MODULE's
+derive(facts, evidence) returns {name: (value, [names read])}, each after
+the derived facts it reads. Of two files giving a fact, fresh evidence wins
+over stale, then the later date, then the later name. Each value is shown
+once by its FORMAT ("-": as it is; "{:.3f}", "{:.1f} %" ...: a Python
+format; "A|B": a boolean) into OUT (temporary name, rename), JSON that
+pandoc reads as YAML: {"facts_schema": {name: description}, "facts":
+{name: {"text", "from": its files, "stale": made from other sources}}}.
+
+Exit: 0 written (stale evidence gives "gather: WARNING" lines); 1 an error
+("gather: error: ..."): an unknown fact name (the nearest ones named), a
+malformed schema or facts.json, a value no short value or not fitting its
+format; 2 usage.
+"""
+
+import argparse
+import collections
+import difflib
+import glob
+import importlib
+import itertools
+import json
+import os
+import re
+import string
+import sys
+
+from tools.lit import litlib
+
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*(?:\.[a-z0-9_]+)*$")
+DERIVED = "derived"
+MAX_WORDS = 6
+MAX_CHARS = 120
+
+
+class GatherError(Exception):
+    """A problem that stops the gathering; its text is the user's message."""
+
+
+Entry = collections.namedtuple("Entry", "producer fmt desc")
+Fact = collections.namedtuple("Fact", "value sources stale")
+
+
+Evidence = collections.namedtuple("Evidence", "path meta facts stale")
+
+def expand_braces(name, desc):
+    """[(name, desc)] for each choice of name's {a,b} groups, {1}, {2}...
+    in desc replaced by the choice; GatherError for a bad group."""
+    parts = re.split(r"(\{[^{}]*\})", name)
+    if any(c in p for p in parts[0::2] for c in "{}"):
+        raise GatherError(f"unbalanced braces in schema name {name!r}")
+    groups = [p[1:-1].split(",") for p in parts[1::2]]
+    if any("" in alt for alt in groups):
+        raise GatherError(f"empty alternative in schema name {name!r}")
+    out = []
+    for choice in itertools.product(*groups):
+        n = "".join(p if i % 2 == 0 else choice[i // 2]
+                    for i, p in enumerate(parts))
+        d = re.sub(r"\{(\d+)\}", lambda m: choice[int(m.group(1)) - 1]
+                   if 0 < int(m.group(1)) <= len(choice) else m.group(0), desc)
+        out.append((n, d))
+    return out
+
+
+def check_format(fmt):
+    """Raise GatherError unless fmt is "-", "A|B" or a one-field format."""
+    try:
+        if fmt == "-" or re.fullmatch(r"[^|{}]+\|[^|{}]+", fmt) or [
+                f for _, f, _, _ in string.Formatter().parse(fmt)
+                if f is not None] == [""]:
+            return
+    except ValueError as e:
+        raise GatherError(f"format {fmt!r}: {e}") from e
+    raise GatherError(f"format {fmt!r} needs exactly one {{}} field")
+
+
+def read_schema(path):
+    """{name: Entry} of the schema file, in file order; GatherError naming
+    file and line for a bad line, name or format, or a name twice."""
+    schema = {}
+    try:
+        lines = litlib.read_text(path).splitlines()
+    except OSError as e:
+        raise GatherError(f"cannot read the schema: {e}") from e
+    for no, line in enumerate(lines, 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = [f.strip() for f in line.split("\t")]
+        if len(fields) != 4 or not all(fields):
+            raise GatherError(f"{path}:{no}: expected NAME<TAB>PRODUCER"
+                              "<TAB>FORMAT<TAB>DESCRIPTION")
+        raw, producer, fmt, desc = fields
+        try:
+            check_format(fmt)
+            expanded = zip(expand_braces(raw, desc),
+                           expand_braces(raw, producer))
+        except GatherError as e:
+            raise GatherError(f"{path}:{no}: {e}") from e
+        for (name, d), (_, producer) in expanded:
+            if not NAME_RE.match(name):
+                raise GatherError(f"{path}:{no}: {name!r} is not a legal fact"
+                                  " name (a-z, 0-9, '_', separated by '.')")
+            if name in schema:
+                raise GatherError(f"{path}:{no}: fact {name!r} is listed twice")
+            schema[name] = Entry(producer, fmt, d)
+    if not schema:
+        raise GatherError(f"{path}: the schema lists no fact")
+    for name, e in schema.items():
+        if e.producer.startswith("=") and e.producer[1:] not in schema:
+            raise GatherError(f"{path}: {name!r} shows {e.producer[1:]!r}, "
+                              "which the schema lacks")
+    return schema
+
+
+def check_value(value, where):
+    """Raise GatherError unless value is a number, a boolean or a token."""
+    if isinstance(value, (bool, int, float)):
+        return
+    if not isinstance(value, str):
+        raise GatherError(f"{where} is a {type(value).__name__}; a fact is a "
+                          "number, a boolean or a short token")
+    if (len(value.split()) > MAX_WORDS or len(value) > MAX_CHARS
+            or "\n" in value or not value.strip()):
+        raise GatherError(f"{where} = {value[:60]!r} is not a short token "
+                          f"(one line, at most {MAX_WORDS} words): sentences "
+                          "belong in the lesson's source")
+
+
+def load_evidence(path, schema, current_hash):
+    """One facts.json, checked against the schema, as Evidence: stale when
+    made from other sources than current_hash (hex; None: unknown).
+    GatherError for bad JSON or meta, an unknown fact name (with the
+    nearest legal ones), a fact of another producer or a bad value."""
+    try:
+        obj = json.loads(litlib.read_text(path))
+    except (OSError, ValueError) as e:
+        raise GatherError(f"{path}: not a readable JSON file: {e}") from e
+    if not (isinstance(obj, dict) and isinstance(obj.get("meta"), dict)
+            and isinstance(obj.get("facts"), dict)):
+        raise GatherError(f"{path}: expected \"meta\" and \"facts\" objects")
+    meta = obj["meta"]
+    if not all(isinstance(v, str) for v in meta.values()) or not all(
+            meta.get(k, "").strip() for k in ("kind", "source_sha256", "date")):
+        raise GatherError(f"{path}: meta.kind, .source_sha256 and .date must "
+                          "be there, and every meta value a string")
+    kinds = {e.producer for e in schema.values()
+             if e.producer != DERIVED and not e.producer.startswith("=")}
+    if meta["kind"] not in kinds:
+        raise GatherError(f"{path}: meta.kind is {meta['kind']!r}, not one "
+                          f"of {', '.join(sorted(kinds))}")
+    if not re.fullmatch(r"[0-9a-fA-F]{64}", meta["source_sha256"].strip()):
+        raise GatherError(f"{path}: meta.source_sha256 is not a sha256")
+    for name, value in obj["facts"].items():
+        if name not in schema:
+            near = difflib.get_close_matches(name, list(schema), 3, 0.6)
+            hint = f"; did you mean {' or '.join(near)}?" if near else ""
+            raise GatherError(f"{path}: unknown fact name {name!r} (not in "
+                              f"the schema){hint}")
+        if schema[name].producer != meta["kind"]:
+            raise GatherError(f"{path}: fact {name!r} is "
+                              f"{schema[name].producer}, not {meta['kind']}")
+        check_value(value, f"{path}: fact {name!r}")
+    stale = (current_hash is None
+             or meta["source_sha256"].strip().lower() != current_hash)
+    return Evidence(path, meta, obj["facts"], stale)
+
+
+def merge(evidence):
+    """({name: Fact}, notes) from the Evidence list; see the docstring."""
+    ranked = sorted(evidence, key=lambda e: (not e.stale, e.meta["date"],
+                                             e.path))
+    facts, owner, notes = {}, {}, []
+    for ev in ranked:
+        for name, value in ev.facts.items():
+            if name in owner:
+                notes.append(f"{name}: {ev.path} replaces {owner[name]}")
+            facts[name] = Fact(value, (ev.meta.get("transcript") or ev.path,),
+                               ev.stale)
+            owner[name] = ev.path
+    return facts, notes
+
+
+def add_derived(module, facts, evidence, schema):
+    """Add what module.derive computes to facts (in place), with the
+    sources and staleness of the facts it read; GatherError for a name
+    the schema does not list as derived."""
+    if not module:
+        return
+    derive = importlib.import_module(module).derive
+    for name, (value, inputs) in derive(facts, evidence).items():
+        if name not in schema or schema[name].producer != DERIVED:
+            raise GatherError(f"{module} made {name!r}, which the schema "
+                              "does not list as derived")
+        check_value(value, f"derived fact {name!r}")
+        sources = tuple(dict.fromkeys(s for i in inputs
+                                      for s in facts[i].sources))
+        facts[name] = Fact(value, sources, any(facts[i].stale for i in inputs))
+
+
+def show(value, fmt, name):
+    """The text value is shown as under format fmt (see above) in the
+    page; GatherError when it does not fit."""
+    if fmt == "-":
+        return value if isinstance(value, str) else json.dumps(value)
+    if "|" in fmt and "{" not in fmt:
+        if not isinstance(value, bool):
+            raise GatherError(f"fact {name!r} = {value!r} is not a boolean "
+                              f"(format {fmt!r})")
+        return fmt.split("|")[0 if value else 1]
+    if isinstance(value, bool):
+        raise GatherError(f"fact {name!r} is a boolean; format {fmt!r}")
+    try:
+        return fmt.format(value)
+    except (ValueError, TypeError) as e:
+        raise GatherError(f"fact {name!r} = {value!r} does not fit format "
+                          f"{fmt!r}: {e}") from e
+
+
+def read_hash(path, log):
+    """The source sha256 in path (lower-case), or None with a warning."""
+    try:
+        h = litlib.read_text(path).strip().lower()
+    except OSError as e:
+        h = str(e)
+    if re.fullmatch(r"[0-9a-f]{64}", h):
+        return h
+    print(f"gather: WARNING: {path} holds no sha256 ({h[:60]}); all evidence"
+          " counts as stale", file=log)
+    return None
+
+
+def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
+           log=sys.stderr):
+    """Do the whole job; returns the {name: Fact} written. GatherError."""
+    schema = read_schema(schema_path)
+    current = read_hash(hash_path, log)
+    evidence = [load_evidence(p, schema, current) for p in
+                sorted(glob.glob(os.path.join(evidence_dir, "*.facts.json")))]
+    for ev in evidence:
+        if ev.stale:
+            print(f"gather: WARNING: stale evidence {ev.path}: made from "
+                  f"sources {ev.meta['source_sha256'][:12]}..., the current "
+                  f"tangle is {(current or 'unknown')[:12]}...", file=log)
+    facts, notes = merge(evidence)
+    for n in notes:
+        print("gather: note: " + n, file=log)
+    add_derived(derive, facts, evidence, schema)
+    facts.update({n: facts[e.producer[1:]] for n, e in schema.items()
+                  if e.producer.startswith("=") and e.producer[1:] in facts})
+    shown = {n: {"text": show(f.value, schema[n].fmt, n),
+                 "from": ", ".join(f.sources), "stale": f.stale}
+             for n, f in sorted(facts.items())}
+    doc = {"facts_schema": {n: e.desc for n, e in schema.items()},
+           "facts": shown}
+    litlib.write_atomic(out_path, json.dumps(doc, indent=1, sort_keys=True,
+                                             ensure_ascii=False) + "\n")
+    missing = [n for n in schema if n not in facts]
+    print(f"gather: wrote {out_path}: {len(facts)} of {len(schema)} facts "
+          f"from {len(evidence)} evidence file(s); {len(missing)} not yet "
+          "measured" + (f" ({', '.join(missing[:4])}"
+                        f"{', ...' if len(missing) > 4 else ''})"
+                        if missing else ""), file=log)
+    return facts
+
+
+def main(argv=None):
+    """Command-line entry point; see the module docstring. Exit status."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--schema", required=True)
+    ap.add_argument("--evidence", required=True)
+    ap.add_argument("--source-hash", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--derive", help="module with derive(facts, evidence)")
+    a = ap.parse_args(argv)
+    try:
+        gather(a.schema, a.evidence, a.source_hash, a.out, a.derive)
+    except GatherError as e:
+        print(f"gather: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

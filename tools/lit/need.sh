@@ -1,0 +1,24 @@
+#!/bin/sh
+# tools/lit/need.sh COMMAND PACKAGE [apt|pip|cuda]: exit 0 when COMMAND is
+# on PATH (or an executable path); otherwise name the package that gives it
+# and the command that installs it, and exit 1. The Makefile runs it before
+# each step that needs an outside tool.
+set -eu
+cmd=$1 pkg=$2 how=${3:-apt}
+if command -v "$cmd" >/dev/null 2>&1 || [ -x "$cmd" ]; then exit 0; fi
+echo "missing tool: $cmd" >&2
+case $how in
+pip) echo "  it comes from the Python package $pkg: python3 -m pip install" \
+          "$pkg (make setup installs it into build/venv)" >&2 ;;
+cuda) echo "  it comes with the CUDA toolkit ($pkg): Debian package" \
+           "nvidia-cuda-toolkit (non-free):" >&2
+   echo "    apt-get install --no-install-recommends nvidia-cuda-toolkit" >&2
+   echo "  or cuda-toolkit from NVIDIA's CUDA apt repository: apt-get" \
+        "install cuda-toolkit" >&2
+   echo "  (installed elsewhere? give its path: make NVCC=/path/to/nvcc)" >&2 ;;
+*) echo "  it comes from the Debian package $pkg: apt-get install" \
+        "--no-install-recommends $pkg" >&2
+   echo "  (or run 'make setup' as root to install everything this module" \
+        "needs)" >&2 ;;
+esac
+exit 1

@@ -1,0 +1,424 @@
+#!/usr/bin/python3
+"""nw2md: a noweave back end that writes Pandoc Markdown.
+
+Use: noweave -n -t -index -backend tools/lit/nw2md.py lesson.nw > lesson.md
+
+It reads noweb's pipeline (@begin docs/code, @text, @nl, @defn, @use,
+@quote, @xref, @index ...) on standard input. Documentation passes through
+as Markdown, [[quoted code]] as an inline code span. Each code chunk becomes
+a raw HTML block: a header (anchor, name), the chunk's exact text (escaped,
+highlighted by Pygments, Debian python3-pygments) with its chunk uses and
+identifiers as links, and noweb's cross references. A list of chunks and
+the identifier index end the page.
+"""
+
+import html
+import itertools
+import re
+import sys
+
+from pygments.lexers import CLexer, CppLexer, CudaLexer
+from pygments.token import STANDARD_TYPES
+
+USAGE = "usage: nw2md [-noindex] [-delay] [-shortxref|-longxref] < pipeline"
+
+
+class PipelineError(Exception):
+    """Malformed noweb pipeline input."""
+
+
+def parse(lines):
+    """[(keyword, argument)] of pipeline lines; PipelineError for a line
+    not starting with '@' and for '@fatal' (an earlier stage failed)."""
+    events = []
+    for number, line in enumerate(lines, 1):
+        line = line.rstrip("\n")
+        if not line.startswith("@"):
+            raise PipelineError(
+                "line %d is not a pipeline line: %r" % (number, line[:60]))
+        keyword, _, argument = line[1:].partition(" ")
+        if keyword == "fatal":
+            raise PipelineError("an earlier noweb stage failed: " + argument)
+        events.append((keyword, argument))
+    return events
+
+
+def new_id(used, prefix, name):
+    """A new HTML id "prefix-name", the name made readable and the id
+    suffixed -2, -3, ... until it is not in the set used (which it joins)."""
+    base = prefix + "-" + (re.sub(r"[^a-z0-9]+", "-", name.lower())
+                           .strip("-")[:60].strip("-") or "x")
+    candidate, n = base, 1
+    while candidate in used:
+        n += 1
+        candidate = "%s-%d" % (base, n)
+    used.add(candidate)
+    return candidate
+
+
+class Chunk:
+    """One code chunk definition as read from the pipeline."""
+
+    def __init__(self):
+        self.label = None         # noweb's label of this definition
+        self.name = None
+        self.lines = [[]]         # each line: list of (kind, text, target)
+        self.notused = False
+        self.prevdef = self.nextdef = None
+        self.usedin = []          # labels of chunks that use this name
+        self.defines = []         # identifiers defined here (@index defn)
+        self.uses = []            # identifiers used here, from the local index
+
+
+def read_document(events):
+    """(parts, chunklist, index) of the pipeline events: parts [("docs",
+    text) or ("code", Chunk)]; chunklist and index [(label, name, defining
+    labels, using labels)] of chunks and identifiers."""
+    parts, chunklist, index = [], [], []
+    mode = None            # None, 'docs' or 'code'
+    docs = []              # text pieces of the current documentation chunk
+    quote = None           # pieces of a [[quote]] in documentation, or None
+    chunk = None
+    in_body = False        # past the newline that ends the @defn line
+    pending_ref = None     # argument of the last '@xref ref'
+    pending_ident = None   # (name, ref) set by '@index use', waits for @text
+    entry = None           # current chunk-list or index entry
+    for keyword, arg in events:
+        if keyword == "begin":
+            mode = arg.split(" ")[0]
+            if mode not in ("docs", "code"):
+                raise PipelineError("unknown chunk kind in '@begin %s'" % arg)
+            docs, chunk, in_body = [], Chunk(), False
+        elif keyword == "end":
+            if mode == "docs":
+                parts.append(("docs", "".join(docs)))
+            elif mode == "code":
+                if chunk.name is None:
+                    raise PipelineError("code chunk without @defn")
+                if chunk.lines and chunk.lines[-1] == []:
+                    chunk.lines.pop()   # the line after the last newline
+                parts.append(("code", chunk))
+            mode, chunk = None, None
+        elif keyword == "text":
+            if mode == "docs":
+                (quote if quote is not None else docs).append(arg)
+            elif mode == "code":
+                if pending_ident is not None and arg == pending_ident[0]:
+                    chunk.lines[-1].append(("ident", arg, pending_ident[1]))
+                else:
+                    chunk.lines[-1].append(("text", arg, None))
+                pending_ident = None
+        elif keyword == "nl":
+            if mode == "docs":
+                (quote if quote is not None else docs).append(
+                    " " if quote is not None else "\n")
+            elif mode == "code":
+                if in_body:
+                    chunk.lines.append([])
+                elif chunk.name is not None:
+                    in_body = True
+        elif keyword == "quote" and mode == "docs":
+            quote = []
+        elif keyword == "endquote" and quote is not None:
+            docs.append(code_span("".join(quote)))
+            quote = None
+        elif keyword == "defn":
+            chunk.name = arg
+            if chunk.label is None:
+                chunk.label = "nw-chunk-%d" % len(parts)
+            pending_ref = None
+        elif keyword == "use":
+            target, pending_ref = pending_ref, None
+            if mode == "code":
+                chunk.lines[-1].append(("use", arg, target))
+            elif mode == "docs":
+                docs.append("⟨%s⟩" % arg)
+        elif keyword in ("xref", "index") and arg.split(" ")[0] in (
+                "chunkbegin", "entrybegin"):
+            label, _, name = arg.partition(" ")[2].partition(" ")
+            entry = (label, name, [], [])
+            (chunklist if keyword == "xref" else index).append(entry)
+        elif keyword in ("xref", "index") and entry is not None and \
+                arg.split(" ")[0] in ("chunkdefn", "chunkuse", "entrydefn",
+                                      "entryuse"):
+            entry[2 if "defn" in arg.split(" ")[0] else 3].append(
+                arg.partition(" ")[2])
+        elif keyword == "xref":
+            sub, _, rest = arg.partition(" ")
+            if sub == "label" and mode == "code" and chunk.name is None:
+                chunk.label = rest
+            elif sub == "ref":
+                pending_ref = rest
+            elif sub in ("notused", "nextdef", "prevdef") and chunk:
+                setattr(chunk, sub, rest or True)
+            elif sub == "useitem" and chunk is not None:
+                chunk.usedin.append(rest)
+        elif keyword == "index":
+            sub, _, rest = arg.partition(" ")
+            if sub == "use" and mode == "code":
+                pending_ident, pending_ref = (rest, pending_ref), None
+            elif sub in ("defn", "useitem") and chunk is not None:
+                (chunk.defines if sub == "defn" else chunk.uses).append(rest)
+        # @file, @header, @trailer, @line, @language, @literal and unknown
+        # keywords carry nothing this back end shows.
+    return parts, chunklist, index
+
+
+def code_span(text):
+    """Return a Pandoc inline code span that shows text exactly."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return fence + pad + text + pad + fence
+
+
+def esc(text):
+    """text HTML-escaped for content and attributes; backticks become &#96;
+    so that a raw block never holds a code fence."""
+    return html.escape(text, quote=True).replace("`", "&#96;")
+
+
+def name_html(name):
+    """A chunk name as HTML, its [[quoted]] parts as code, in ⟨⟩."""
+    return "⟨%s⟩" % "".join("<code>%s</code>" % esc(p) if i % 2 else esc(p)
+                             for i, p in enumerate(re.split(
+                                 r"\[\[(.*?)\]\]", name)))
+
+
+# Highlighting: Pygments, with its short CSS classes (k, kt, nf, c1, cp, mi..)
+LEXERS = {"c": CLexer, "cpp": CppLexer, "cuda": CudaLexer}
+LANGUAGE = {"cu": "cuda", "cuh": "cuda", "c": "c", "h": "c", "cc": "cpp",
+            "cpp": "cpp", "cxx": "cpp", "hpp": "cpp", "hh": "cpp"}
+# Token classes left without a <span>: plain text, names, punctuation,
+# operators and the placeholder that stands for a chunk use.
+PLAIN = {"", "w", "n", "p", "o", "err"}
+
+
+def css_class(token):
+    """Pygments' short CSS class of a token type ("" for plain text)."""
+    while token not in STANDARD_TYPES:
+        token = token.parent
+    cls = STANDARD_TYPES[token]
+    return "" if cls in PLAIN else cls
+
+
+def classify(text, lang):
+    """One highlight class per character of text (a whole chunk's code,
+    each chunk use replaced by one NUL), as a list of str ("" = plain)."""
+    classes = [""] * len(text)
+    if lang not in LEXERS:
+        return classes
+    lexer = LEXERS[lang](stripnl=False, ensurenl=False)
+    for start, token, value in lexer.get_tokens_unprocessed(text):
+        classes[start:start + len(value)] = [css_class(token)] * len(value)
+    return classes
+
+
+class Weaver:
+    """Turns the parsed document into Pandoc Markdown."""
+
+    def __init__(self, parts, chunklist, index, with_index=True):
+        self.parts, self.chunklist, self.index = parts, chunklist, index
+        self.with_index = with_index
+        self.ids = set()
+        self.anchor = {}          # noweb label -> our HTML id
+        self.name_of = {}         # noweb label -> chunk name
+        self.first_label = {}     # chunk name -> label of first definition
+        self.ident_id = {}        # identifier -> HTML id of its index entry
+        self.lang = {}
+        chunks = [c for kind, c in parts if kind == "code"]
+        for c in chunks:
+            prefix = "nw" if c.name not in self.first_label else "nwc"
+            self.first_label.setdefault(c.name, c.label)
+            self.anchor[c.label] = new_id(self.ids, prefix, c.name)
+            self.name_of[c.label] = c.name
+        for label, name, _, _ in index:
+            self.ident_id[name] = new_id(self.ids, "id", name)
+        self.assign_languages(chunks)
+
+    def assign_languages(self, chunks):
+        """Give each chunk name a language from the root files that reach it."""
+        graph = {}
+        for c in chunks:
+            graph.setdefault(c.name, []).extend(
+                t for line in c.lines for k, t, _ in line if k == "use")
+        used = {u for us in graph.values() for u in us}
+        for root in [n for n in graph if n not in used]:
+            lang = LANGUAGE.get(root.rsplit(".", 1)[-1].lower()
+                                if "." in root else "", "text")
+            stack = [root]
+            while stack:
+                n = stack.pop()
+                if n not in self.lang and n in graph:
+                    self.lang[n] = lang
+                    stack.extend(graph[n])
+
+    def link(self, label, text_html, cls="nwref"):
+        """An <a> to the chunk definition with noweb label, or a span."""
+        if label in self.anchor:
+            return '<a class="%s" href="#%s">%s</a>' % (
+                cls, self.anchor[label], text_html)
+        return '<span class="%s nwundef">%s</span>' % (cls, text_html)
+
+    def chunk_html(self, c):
+        """The raw HTML block for one code chunk definition."""
+        lang = self.lang.get(c.name, "text")
+        own = self.anchor[c.label]
+        first = self.first_label[c.name] == c.label
+        out = ['<div class="nwchunk" id="%s" data-chunk="%s" data-lang="%s">'
+               % (own, esc(c.name), lang)]
+        out.append('<div class="nwhead"><a class="nwname" href="#%s">%s</a>'
+                   '<span class="nweq">%s</span></div>'
+                   % (own, name_html(c.name), "≡" if first else "+≡"))
+        plain = "".join("".join(t if k != "use" else "\0" for k, t, _ in line)
+                        + "\n" for line in c.lines)
+        classes, pos, body = classify(plain, lang), 0, []
+        for line in c.lines:
+            for kind, text, target in line:
+                n = 1 if kind == "use" else len(text)
+                runs = (self.use_html(text, target) if kind == "use" else
+                        highlight(text, classes[pos:pos + n]))
+                pos += n
+                if kind == "ident" and target in self.anchor \
+                        and target != c.label:
+                    runs = '<a class="nwident" href="#%s">%s</a>' % (
+                        self.anchor[target], runs)
+                body.append(runs)
+            body.append("\n")
+            pos += 1
+        out.append('<pre class="nwcode lang-%s"><code>%s</code></pre>'
+                   % (lang, "".join(body)))
+        notes = []
+        if c.prevdef:
+            notes.append("Continues " + self.link(c.prevdef, "the part above"))
+        if c.nextdef:
+            notes.append("continued " + self.link(c.nextdef, "below")
+                         if notes else
+                         "Continued " + self.link(c.nextdef, "below"))
+        if c.usedin:
+            notes.append("Used in " + ", ".join(
+                self.link(u, name_html(self.name_of.get(u, u)))
+                for u in dict.fromkeys(c.usedin)))
+        elif c.notused and first:
+            notes.append("Root chunk: <code>notangle -R'%s'</code>"
+                         % esc(c.name))
+        if c.defines:
+            notes.append("Defines " + ", ".join(
+                self.ident_link(d) for d in dict.fromkeys(c.defines)))
+        if c.uses:
+            notes.append("Uses " + ", ".join(
+                self.ident_link(u) for u in dict.fromkeys(c.uses)))
+        if notes:
+            out.append('<p class="nwxref">%s.</p>' % ". ".join(notes))
+        out.append("</div>")
+        return raw_block("\n".join(out))
+
+    def use_html(self, name, target):
+        """A chunk use inside code: a link to the used chunk's definition."""
+        tip = self.anchor.get(target or self.first_label.get(name))
+        if tip is None:
+            print("nw2md: warning: chunk <<%s>> is used but never defined"
+                  % name, file=sys.stderr)
+        return '<a class="nwuse" data-chunk="%s"%s>%s</a>' % (
+            esc(name), ' href="#%s"' % tip if tip else "", name_html(name))
+
+    def ident_link(self, name):
+        """A link to an identifier's index entry, as HTML."""
+        code = "<code>%s</code>" % esc(name)
+        if self.with_index and name in self.ident_id:
+            return '<a class="nwident" href="#%s">%s</a>' % (
+                self.ident_id[name], code)
+        return code
+
+    def appendix(self):
+        """Markdown for the chunk list and the identifier index."""
+        out = []
+        if self.chunklist:
+            items = []
+            for label, name, defs, uses in sorted(
+                    self.chunklist, key=lambda e: e[1].lower()):
+                if not defs:
+                    continue
+                where = [self.link(d, str(i + 1)) for i, d in enumerate(defs)]
+                text = '<li>' + self.link(defs[0], name_html(name))
+                if len(defs) > 1:
+                    text += " (parts " + ", ".join(where) + ")"
+                if uses:
+                    text += " used in " + ", ".join(
+                        self.link(u, name_html(self.name_of.get(u, u)))
+                        for u in dict.fromkeys(uses))
+                items.append(text + "</li>")
+            out.append("## Code chunks {#nw-chunks}\n\n" + raw_block(
+                '<ul class="nwchunks">\n%s\n</ul>' % "\n".join(items)))
+        if self.with_index and self.index:
+            items = []
+            for label, name, defs, uses in sorted(
+                    self.index, key=lambda e: (e[1].lstrip("_").lower(), e[1])):
+                refs = ["<strong>%s</strong>" % self.link(
+                    d, name_html(self.name_of.get(d, d))) for d in defs]
+                refs += [self.link(u, name_html(self.name_of.get(u, u)))
+                         for u in dict.fromkeys(uses) if u not in defs]
+                items.append('<li id="%s"><code>%s</code>: %s</li>' % (
+                    self.ident_id[name], esc(name), ", ".join(refs)))
+            out.append("## Identifier index {#nw-index}\n\n"
+                       "Each identifier links to the chunk that defines it "
+                       "(bold) and to the chunks that use it.\n\n" +
+                       raw_block('<ul class="nwindex">\n%s\n</ul>'
+                                 % "\n".join(items)))
+        return "\n\n".join(out)
+
+    def markdown(self):
+        """The whole document as Pandoc Markdown."""
+        out = []
+        for kind, part in self.parts:
+            if kind == "docs":
+                out.append(part)
+            else:
+                out.append("\n" + self.chunk_html(part) + "\n")
+        tail = self.appendix()
+        return "".join(out).rstrip("\n") + "\n" + (
+            "\n" + tail + "\n" if tail else "")
+
+
+def highlight(text, classes):
+    """HTML for text, each run of one class (one per character) in a
+    <span> of that class, unless plain ("")."""
+    out, start = [], 0
+    for cls, run in itertools.groupby(classes):
+        end = start + len(list(run))
+        piece, start = esc(text[start:end]), end
+        out.append(piece if not cls else
+                   '<span class="%s">%s</span>' % (cls, piece))
+    return "".join(out)
+
+
+def raw_block(content):
+    """Wrap HTML in a Pandoc raw block; esc() keeps backticks out of it."""
+    return "```{=html}\n" + content + "\n```\n"
+
+
+def main(argv):
+    """Entry point: read the pipeline from stdin, write Markdown to stdout."""
+    with_index = True
+    for arg in argv[1:]:
+        if arg == "-noindex":
+            with_index = False
+        elif arg in ("-delay", "-shortxref", "-longxref", "-localindex"):
+            pass
+        else:
+            print("nw2md: unknown option %r\n%s" % (arg, USAGE),
+                  file=sys.stderr)
+            return 2
+    try:
+        stdin = open(sys.stdin.fileno(), encoding="utf-8", newline="\n")
+        parts, chunklist, index = read_document(parse(stdin))
+        text = Weaver(parts, chunklist, index, with_index).markdown()
+    except (PipelineError, UnicodeDecodeError) as err:
+        print("nw2md: error: %s" % err, file=sys.stderr)
+        return 1
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,45 @@
+#!/bin/sh
+# tools/setup.sh [--if-root]: installs the Debian packages this module
+# needs (as root; otherwise prints the apt-get command and exits 1; with
+# --if-root, silent when nothing is missing), and NVIDIA's cuobjdump and
+# nvdisasm packages, when the toolkit lacks them, into build/venv, never into
+# the system Python. A second run does nothing. DAY74_NO_SETUP=1 skips it
+# (a GPU node without a registry). Exit: 0; 1 missing; 2 install failed.
+set -eu
+if [ -n "${DAY74_NO_SETUP:-}" ]; then
+    echo "setup.sh: DAY74_NO_SETUP is set; not checking packages" >&2
+    exit 0
+fi
+APT="noweb pandoc gnuplot-nox chromium chromium-driver python3-selenium
+     python3-pygments python3-pytest python3-venv tidy libcmocka-dev
+     pkg-config make gcc"
+PIP="nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm"
+PYTHON=${PYTHON:-/usr/bin/python3}
+VENV=build/venv
+
+missing=
+for p in $APT; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+        grep -q 'install ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ] && [ "$(id -u)" != 0 ]; then
+    echo "Missing packages. Run this as root (or with sudo), then 'make'" \
+         "again:" >&2
+    echo "  apt-get update && apt-get install -y" \
+         "--no-install-recommends$missing" >&2
+    exit 1
+fi
+if [ -n "$missing" ]; then
+    echo "setup.sh: installing Debian packages:$missing"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq || exit 2
+    # --no-install-recommends: noweb recommends a whole TeX installation.
+    apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
+        exit 2
+fi
+# cuobjdump: the toolkit's own first; otherwise the virtual environment.
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} tools/compile/find-tool.sh \
+    cuobjdump >/dev/null && exit 0
+[ -x "$VENV/bin/pip" ] || "$PYTHON" -m venv "$VENV" || exit 2
+echo "setup.sh: installing $PIP into $VENV"
+"$VENV/bin/pip" install -q --disable-pip-version-check $PIP || exit 2
