@@ -36,7 +36,8 @@ if ! "$PANDOC" "$md.tmp" -f markdown -t html5 --standalone \
   --preserve-tabs --template "$site/template.html" --css style.css --self-contained \
   --resource-path="$site:$(dirname "$src")${SITE_EXTRA_RESOURCES:+:$SITE_EXTRA_RESOURCES}" \
   --metadata-file "$facts" \
-  --lua-filter "$here/facts.lua" --lua-filter "$here/divs.lua" --mathml \
+  --lua-filter "$here/facts.lua" --lua-filter "$here/divs.lua" \
+  --lua-filter "$here/page.lua" --mathml \
   --toc --toc-depth=2 -o "$out.tmp" 2>"$err"; then
   # Name the source line of an unknown fact placeholder, without Lua's traceback.
   name=$(sed -n "s/.*unknown fact name '\([^']*\)'.*/\1/p" "$err" | head -n 1)
