@@ -4,6 +4,9 @@ page.lua: what readers of a course page expect, for any woven lesson.
   Headings     each heading's text becomes a link to its own anchor (a
                permalink; the stylesheet marks it with "#").  The table of
                contents shows the text without the link.
+  Code         an inline code span with - / . : or = in it keeps each word of
+               up to 30 characters whole (<span class="nobr">), so a command
+               like `nvcc -O3 -arch=sm_80` never wraps inside "-arch".
   Tables       every table sits in <div class="table-wrap">, which scrolls
                inside itself if it must, so the page never scrolls sideways
                (a div that holds only the table, such as a fact whose value
@@ -79,6 +82,36 @@ function Header(h)
   h.content = { pandoc.Link(h.content, "#" .. h.identifier, "",
                             pandoc.Attr("", { "self-link" })) }
   return h
+end
+
+-- ---------------------------------------------------------------------
+-- Inline code: break between words, never inside a short one
+-- ---------------------------------------------------------------------
+
+local NOBR_MAX = 30   -- a longer word may still break, so a phone never scrolls
+
+local function html_escape(s)
+  return (s:gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"))
+end
+
+local function Code(code)
+  -- `nvcc -O3 -arch=sm_80` must not wrap as "nvcc -O3 -" / "arch=sm_80":
+  -- each word up to NOBR_MAX characters is kept whole (class nobr).
+  local text = code.text
+  if not text:find("[-/.:=]") or #code.classes > 0 or code.identifier ~= "" then
+    return nil
+  end
+  local out, pos = {}, 1
+  for space, word in text:gmatch("(%s*)(%S+)") do
+    table.insert(out, html_escape(space))
+    if utf8.len(word) and utf8.len(word) <= NOBR_MAX then
+      table.insert(out, '<span class="nobr">' .. html_escape(word) .. "</span>")
+    else
+      table.insert(out, html_escape(word))
+    end
+  end
+  table.insert(out, html_escape(text:match("%s*$")))
+  return pandoc.RawInline("html", "<code>" .. table.concat(out) .. "</code>")
 end
 
 -- ---------------------------------------------------------------------
@@ -320,6 +353,7 @@ return {
       if div.classes:includes("plot-numbers") then return plot_numbers(div) end
     end },
   { Header = Header,
+    Code = Code,
     Table = Table,
     Div = wrapper_only,
     Para = function(para)
