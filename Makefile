@@ -45,22 +45,37 @@ TEST := $(PY) -m pytest -q -p no:cacheprovider
 
 # ---- what the source holds --------------------------------------------------
 NW      := day74.nw
-# The program: its files are the downloads, and the source hash covers them.
-PROGRAM := pipelined_gemm.cu kernels.h harness.h harness.c main.c
+# The program: its files are the downloads.
+PROGRAM := pipelined_gemm.cu blocked_gemm.cu kernels.h harness.h harness.c \
+           main.c
 # Kernel files that link with the harness, each a root NAME.cu giving the
 # binary build/<ARCH>-<STAGES>stages/NAME: one more name here adds one.
+# Those in KERNELS replace pipelined_gemm.cu and link with blocked_gemm.o;
+# those in BLOCKED_KERNELS replace blocked_gemm.cu and link with
+# pipelined_gemm.o.
 KERNELS := pipelined_gemm pitfalls/wrong-stage pitfalls/barrier-for-wait \
-           pitfalls/unmatched-commit
+           pitfalls/unmatched-commit exercises/solution \
+           experiments/barrier-async-arrive \
+           experiments/barrier-wait-then-arrive experiments/pipeline-wait-all
+BLOCKED_KERNELS := experiments/blocked-cuda-pipeline
+# The exercise's file, built only by make exercise-check: until the student
+# writes it, it must not compile.
+STUDENT := exercises/student
 # Roots that must not compile (the pitfalls say why).
 REFUSED := pitfalls/misaligned-copy
-ROOTS   := $(sort $(PROGRAM) $(addsuffix .cu,$(KERNELS) $(REFUSED)))
+ROOTS   := $(sort $(PROGRAM) $(addsuffix .cu,$(KERNELS) $(BLOCKED_KERNELS) \
+             $(STUDENT) $(REFUSED)))
+# What the source hash covers: everything measured, the student's file aside
+# (editing it must not mark the page's numbers stale).
+HASHED  := $(PROGRAM) $(addsuffix .cu,$(filter-out pipelined_gemm,$(KERNELS)) \
+             $(BLOCKED_KERNELS))
 
 CONFIG := $(ARCH)-$(STAGES)stages
 OBJDIR := build/$(CONFIG)
 BIN    := $(OBJDIR)/pipelined_gemm
-BINS   := $(KERNELS:%=$(OBJDIR)/%)
+BINS   := $(KERNELS:%=$(OBJDIR)/%) $(BLOCKED_KERNELS:%=$(OBJDIR)/%)
 
-.PHONY: all deps setup tangle build run site facts plots sm80-check \
+.PHONY: all deps setup tangle build build-all run site facts plots sm80-check \
         stage-limits evidence-compile exercise evidence-gpu pitfalls \
         pitfalls-compile check clean help
 all: deps tangle build site ## tangle, build the program, weave the page
@@ -104,7 +119,7 @@ $(ROOTS:%=build/clean/%): build/clean/%: $(NW) tools/lit/tangle.sh \
 
 # The sha256 of the clean program sources, which every binary and evidence
 # file carries; each file rewritten only when it changes.
-build/source_hash.h build/source.sha256 &: $(PROGRAM:%=build/clean/%)
+build/source_hash.h build/source.sha256 &: $(HASHED:%=build/clean/%)
 	@set -e; h=$$(cat $^ | sha256sum | cut -d' ' -f1); \
 	 echo "$$h" > build/source.sha256.tmp; \
 	 echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h.tmp; \
@@ -117,7 +132,8 @@ build: $(BIN) ## build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
 	@echo "built $(BIN) (ARCH=$(ARCH), STAGES=$(STAGES));" \
 	  "build/pipelined_gemm points to it"
 
-$(BINS:%=%.o): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
+OBJS := $(BINS:%=%.o) $(OBJDIR)/blocked_gemm.o $(OBJDIR)/$(STUDENT).o
+$(OBJS): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
     | build/%.cu build/kernels.h
 	@$(NEED) $(NVCC) nvcc cuda
 	@mkdir -p $(@D)
@@ -138,9 +154,18 @@ build/host/harness.o: build/clean/harness.c build/clean/harness.h \
 	$(CC) $(CC_NEEDS) $(CFLAGS) -Ibuild -c build/harness.c -o $@.tmp.o
 	@mv -f $@.tmp.o $@
 
-$(BINS): %: %.o $(OBJDIR)/main.o build/host/harness.o
-	$(NVCC) -arch=$(ARCH) -o $@.tmp $^ -lcublas -Xcompiler -fopenmp
+HOST_OBJS := $(OBJDIR)/main.o build/host/harness.o
+LINK = $(NVCC) -arch=$(ARCH) -o $@.tmp $^ -lcublas -ldl -Xcompiler -fopenmp
+$(KERNELS:%=$(OBJDIR)/%) $(OBJDIR)/$(STUDENT): %: %.o \
+    $(OBJDIR)/blocked_gemm.o $(HOST_OBJS)
+	$(LINK)
 	@mv -f $@.tmp $@
+$(BLOCKED_KERNELS:%=$(OBJDIR)/%): %: %.o $(OBJDIR)/pipelined_gemm.o \
+    $(HOST_OBJS)
+	$(LINK)
+	@mv -f $@.tmp $@
+
+build-all: $(BINS) ## build every kernel file's binary: pitfalls, experiments, solution
 
 # ---- on a GPU ---------------------------------------------------------------
 run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")

@@ -1418,7 +1418,8 @@ static day74_row sample_row(void)
 }
 
 /* One CSV column: its header name, the value sample_row() must give in
-   it, and the tolerance its printed precision allows. */
+   it, and the tolerance its printed precision (9 significant digits)
+   allows. */
 typedef struct {
     const char *column;
     double want, tol;
@@ -1433,28 +1434,30 @@ static void test_csv_row_round_trip(void **state)
     (void)state;
     const double gs = 2.0 * 1024.0 * 1024.0 * 1024.0 / 2.0e-3 / 1e9;
     const double gp = gs * 2.0 / 1.5, gc = gs * 2.0;
+    /* Every number is printed with 9 significant digits: a relative
+       tolerance of 5e-9 (written here as absolute ones). */
     const csv_column_case cols[] = {
         {"n", 1024, 0},
         {"blocks", 64, 0},
-        {"waves", 64.0 / 132.0, 5e-5},
+        {"waves", 64.0 / 132.0, 5e-9},
         {"correct", 1, 0},
         {"identical", 1, 0},
-        {"sync_max_rel_err", 1.25e-6, 1e-9},
-        {"sync_ms_median", 2.0, 5e-5},
-        {"sync_ms_min", 1.9, 5e-5},
-        {"sync_ms_max", 2.5, 5e-5},
-        {"piped_ms_median", 1.5, 5e-5},
-        {"piped_ms_min", 1.25, 5e-5},
-        {"piped_ms_max", 1.75, 5e-5},
-        {"cublas_ms_median", 1.0, 5e-5},
-        {"cublas_ms_min", 0.875, 5e-5},
-        {"cublas_ms_max", 1.125, 5e-5},
-        {"sync_gflops", gs, 0.05},
-        {"piped_gflops", gp, 0.05},
-        {"cublas_gflops", gc, 0.05},
+        {"sync_max_rel_err", 1.25e-6, 1e-14},
+        {"sync_ms_median", 2.0, 1e-8},
+        {"sync_ms_min", 1.9, 1e-8},
+        {"sync_ms_max", 2.5, 2e-8},
+        {"piped_ms_median", 1.5, 1e-8},
+        {"piped_ms_min", 1.25, 1e-8},
+        {"piped_ms_max", 1.75, 1e-8},
+        {"cublas_ms_median", 1.0, 1e-8},
+        {"cublas_ms_min", 0.875, 1e-8},
+        {"cublas_ms_max", 1.125, 1e-8},
+        {"sync_gflops", gs, gs * 5e-9},
+        {"piped_gflops", gp, gp * 5e-9},
+        {"cublas_gflops", gc, gc * 5e-9},
         {"piped_over_sync", 0.75, 0},
         {"sync_pct_cublas", 50.0, 0},
-        {"piped_pct_cublas", 66.667, 0}, /* 2/3 of cuBLAS, at %.3f */
+        {"piped_pct_cublas", 200.0 / 3.0, 5e-7}, /* 2/3 of cuBLAS */
         {"sync_mhz", 1980, 0},
         {"piped_mhz", 1755, 0},
         {"cublas_mhz", 1830, 0},

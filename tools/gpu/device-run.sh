@@ -5,8 +5,7 @@
 # CUDA toolkit but no noweb and no package registry, so this unpacks the
 # noweb .deb carried in .devtools/ into /tmp/nw (rewriting its library path),
 # then runs `tools/gpu/evidence-gpu.sh` into /tmp/ev and packs the transcripts
-# into OUTDIR/evidence.tgz. The course's earlier program is compared when
-# .seed/pipelined_gemm.cu is carried (never committed).
+# into OUTDIR/evidence.tgz.
 set -u
 outdir=$1
 export DAY74_NO_SETUP=1
@@ -24,9 +23,7 @@ for t in make cc nvcc ncu compute-sanitizer cuobjdump ptxas notangle python3 \
 done
 nvidia-smi --format=csv --query-gpu=name,compute_cap,driver_version,clocks.sm,\
 clocks.max.sm,temperature.gpu,utilization.gpu
-seed=
-[ -f .seed/pipelined_gemm.cu ] && seed=.seed/pipelined_gemm.cu
-SEED_SRC=$seed tools/gpu/evidence-gpu.sh /tmp/ev 2>&1 | tee /tmp/ev-log.txt
+tools/gpu/evidence-gpu.sh /tmp/ev 2>&1 | tee /tmp/ev-log.txt
 rc=${PIPESTATUS[0]}
 cp build/pitfalls/report.txt /tmp/ev/pitfalls-report.txt 2>/dev/null
 mkdir -p /tmp/ev/raw &&

@@ -4,13 +4,25 @@
 # Re-measures, on a GPU of compute capability 8.0 or newer, everything the
 # page shows from a GPU, into OUTDIR (default evidence/) as transcripts that
 # start with what made them (date UTC, host, GPU, compute capability,
-# driver, toolkit, command, source sha256): gpu-<gpu>-run-sm_{80,90}.{txt,
-# csv} (make run, N = 512..4096, default and native build), -run-default.txt
-# (timed), -spread-<i>.csv and -spread.txt (N = 2048, 3 more processes),
-# -exercise.{txt,csv}, -sass.txt (LDGSTS per kernel of the binaries that
-# ran), -sanitizer.txt (memcheck, racecheck, synccheck, initcheck),
-# -synccheck-probe.txt, -ncu.{txt,csv} (N = 2048), -pitfalls.txt, and with
-# SEED_SRC set -seed.txt (the course's earlier program, built out of tree).
+# driver, toolkit, command, source sha256), named gpu-<gpu>-STEP:
+#   run-sm_80, run-sm_90   make run, N = 512..4096, default and native build
+#   run-default            make run at its default sizes, timed
+#   spread                 N = 2048 in 3 more processes
+#   residency              --blocks-per-sm 1, 2, natural (3 processes each)
+#                          and 4 (once), N = 1024..4096
+#   cold                   --cold-l2, N = 512..4096
+#   blocked                the register-blocked pair, N = 1024..8192, then
+#                          blocked-spread (N = 4096, 3 processes),
+#                          blocked-b1 (1 block per SM) and blocked-libcu (its
+#                          pipelined kernel on cuda::pipeline)
+#   exercise, solution     make exercise; the solution of part 2
+#   sass                   LDGSTS per kernel of the binaries that ran
+#   sanitizer              memcheck, racecheck, synccheck, initcheck
+#   synccheck              the synccheck experiment, five kernel files
+#   ncu                    Nsight Compute raw metrics, both pairs
+#   pitfalls               make pitfalls on the GPU
+# each a .txt transcript, with .csv (or -<i>.csv) files where the program
+# wrote them.
 # Each step runs even if one before failed; temporary names, renamed when
 # a step ends. Exit 1 if a step failed, 3 without a GPU. Never changes the
 # GPU's clocks or settings (ncu --clock-control none). `make evidence-gpu`
@@ -64,13 +76,16 @@ step() { # step NAME FILE COMMAND... : run COMMAND, transcript to FILE
     [ "$rc" = 0 ] || failed+=("$name (exit $rc)")
 }
 
-# Build every configuration first; they share the tangle and the host object.
-"$MAKE" --no-print-directory build/host/harness.o >/dev/null
-for cfg in "sm_80 2" "sm_90 2" "sm_80 3" "sm_80 4"; do
+# Build every binary first (the variants of the default build, the native
+# build, and the depths of the exercise); they share the tangle.
+"$MAKE" --no-print-directory -j8 build-all ARCH=$ARCH_DEFAULT STAGES=2 \
+    >/dev/null || { echo "evidence-gpu: the build failed" >&2; exit 1; }
+for cfg in "sm_90 2" "sm_80 3" "sm_80 4"; do
     set -- $cfg
     "$MAKE" --no-print-directory build ARCH=$1 STAGES=$2 >/dev/null 2>&1 &
 done
 wait
+VAR=build/$ARCH_DEFAULT-2stages
 
 # ---- make run: both architectures, N = 512 .. 4096 -------------------------
 for arch in sm_80 sm_90; do
@@ -88,22 +103,56 @@ timed_run() { # make run at the default sizes: the lesson promises < 15 s
 }
 step "run default sizes, timed" "$pre-run-default.txt" timed_run
 
-# ---- run-to-run spread at N = 2048 -----------------------------------------
-: >"$pre-spread.txt.tmp"
-for i in 1 2 3; do
-    step "spread $i" "$pre-spread-$i.txt" "$BIN" --sizes 2048 \
-        --csv "$pre-spread-$i.csv"
-    cat "$pre-spread-$i.txt" >>"$pre-spread.txt.tmp"
-    rm -f "$pre-spread-$i.txt"
-done
-mv -f "$pre-spread.txt.tmp" "$pre-spread.txt"
+# ---- repeated processes: step NAME runs of COMMAND, one CSV each ------------
+repeat() { # repeat FILE CSVSTEM COUNT COMMAND...: COUNT processes, one file
+    local file=$1 stem=$2 count=$3 i; shift 3
+    : >"$file.all"
+    for i in $(seq 1 "$count"); do
+        step "$(basename "$stem") $i" "$file.$i" "$@" --csv "$stem-$i.csv"
+        cat "$file.$i" >>"$file.all" && rm -f "$file.$i"
+    done
+    mv -f "$file.all" "$file"
+}
+repeat "$pre-spread.txt" "$pre-spread" 3 "$BIN" --sizes 2048
 
-# ---- the exercise ----------------------------------------------------------
+# ---- the residency dial ----------------------------------------------------
+: >"$pre-residency.txt.all"
+for b in 1 2 natural; do
+    repeat "$pre-residency.txt.$b" "$pre-residency-$b" 3 "$BIN" \
+        --sizes 1024,2048,4096 --blocks-per-sm $b
+    cat "$pre-residency.txt.$b" >>"$pre-residency.txt.all"
+    rm -f "$pre-residency.txt.$b"
+done
+repeat "$pre-residency.txt.4" "$pre-residency-4" 1 "$BIN" \
+    --sizes 1024,2048,4096 --blocks-per-sm 4
+cat "$pre-residency.txt.4" >>"$pre-residency.txt.all"
+rm -f "$pre-residency.txt.4"
+mv -f "$pre-residency.txt.all" "$pre-residency.txt"
+
+# ---- a cold L2 ---------------------------------------------------------------
+step "cold L2" "$pre-cold.txt" "$BIN" --sizes 512,1024,2048,4096 --cold-l2 \
+    --csv "$pre-cold.csv"
+
+# ---- the register-blocked pair -----------------------------------------------
+step "blocked" "$pre-blocked.txt" "$BIN" --kernels blocked \
+    --sizes 1024,2048,4096,8192 --csv "$pre-blocked.csv"
+repeat "$pre-blocked-spread.txt" "$pre-blocked-spread" 3 "$BIN" \
+    --kernels blocked --sizes 4096
+step "blocked, 1 block per SM" "$pre-blocked-b1.txt" "$BIN" \
+    --kernels blocked --sizes 2048,4096 --blocks-per-sm 1 \
+    --csv "$pre-blocked-b1.csv"
+step "blocked, cuda::pipeline" "$pre-blocked-libcu.txt" \
+    "$VAR/experiments/blocked-cuda-pipeline" --kernels blocked \
+    --sizes 4096 --csv "$pre-blocked-libcu.csv"
+
+# ---- the exercise: depths, and the solution of part 2 ------------------------
 step "exercise" "$pre-exercise.txt" "$MAKE" --no-print-directory exercise \
     ARCH=$ARCH_DEFAULT
 [ -f build/exercise/stages.csv ] &&
     { stamp make exercise ARCH=$ARCH_DEFAULT | grep -v '^$'
       cat build/exercise/stages.csv; } >"$pre-exercise.csv"
+step "exercise solution" "$pre-solution.txt" "$VAR/exercises/solution" \
+    --sizes 1024,2048,4096 --csv "$pre-solution.csv"
 
 # ---- SASS of the binaries that ran -----------------------------------------
 sass_report() {
@@ -124,7 +173,8 @@ sass_report() {
         cuobjdump -sass "$work/jit-equivalent.cubin" \
             >"$work/jit-equivalent.sass" || return 1
     for f in sm_80 sm_90 jit-equivalent; do
-        for k in matmulTileSync matmulTilePiped; do
+        for k in matmulTileSync matmulTilePiped matmulBlockedSync \
+                 matmulBlockedPiped; do
             printf '%-16s %-16s' "$f" "$k"
             printf ' LDGSTS %3s  ARRIVES.LDGSTSBAR %3s  LDG %3s  STS %3s' \
                 "$(count "$work/$f.sass" "$k" '[ \t]LDGSTS[.]')" \
@@ -160,7 +210,8 @@ sanitize() {
     for tool in memcheck racecheck synccheck initcheck; do
         echo "---- compute-sanitizer --tool $tool"
         compute-sanitizer --tool "$tool" --error-exitcode 99 \
-            "$BIN" --sizes 512 --check-only 2>&1 | grep -v '^$'
+            "$BIN" --kernels all --sizes 256 --check-only 2>&1 |
+            grep -v '^$'
         r=${PIPESTATUS[0]}
         echo "tool $tool exit $r"
         [ "$r" = 0 ] || rc=1
@@ -169,100 +220,67 @@ sanitize() {
 }
 step "sanitizer" "$pre-sanitizer.txt" sanitize
 
-# ---- synccheck's "Missing wait" across sizes and pipeline depths -----------
-# How many reports synccheck gives against the threads launched, and which
-# shared-memory barriers it names, for several numbers of K-slices, blocks
-# and depths; with SEED_SRC, the course's earlier program too.
-barriers() { # barriers LOG: "ADDRESS COUNT" per barrier synccheck named
-    sed -n 's/.*Barrier is located at shared address \(0x[0-9a-f]*\).*/\1/p' \
-        "$1" | sort | uniq -c | awk '{print $2, $1}'
-}
-probe() {
-    local rc=0 s n log errors blocks
+# ---- the synccheck experiment: which synchronisation gets reported ----------
+synccheck_experiment() {
+    local rc=0 k log
     echo "sanitizer: $(compute-sanitizer --version | tail -n 1)"
-    printf '%-7s %-6s %-8s %-8s %-8s %s\n' stages N blocks threads errors \
-        "barrier addresses (count)"
-    for s in 2 3 4; do
-        for n in 64 128 512; do
-            [ $s != 2 ] && [ $n != 512 ] && continue
-            log=build/synccheck-$s-$n.log
-            compute-sanitizer --tool synccheck --print-limit 100000 \
-                "build/sm_80-${s}stages/pipelined_gemm" --sizes $n \
-                --check-only >"$log" 2>&1
-            errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' \
-                     "$log" | head -n 1)
-            [ -n "$errors" ] || { errors="?"; rc=1; }
-            blocks=$(( (n / 64) * (n / 64) ))
-            printf '%-7s %-6s %-8s %-8s %-8s %s\n' $s $n $blocks \
-                $((blocks * 256)) "$errors" \
-                "$(barriers "$log" | awk '{printf "%s(%s) ", $1, $2}')"
-        done
+    echo "N = 256: 16 blocks of 256 threads, 4096 threads"
+    for k in pipelined_gemm experiments/pipeline-wait-all \
+             experiments/barrier-async-arrive \
+             experiments/barrier-wait-then-arrive exercises/solution; do
+        log=build/synccheck-$(basename "$k").log
+        compute-sanitizer --tool synccheck --print-limit 100000 \
+            "$VAR/$k" --sizes 256 --check-only >"$log" 2>&1
+        echo "---- $k"
+        echo "reports: $(grep -c 'Barrier error detected' "$log")"
+        grep -E 'ERROR SUMMARY' "$log" || rc=1
+        grep -E 'matches the reference|differs from' "$log" | head -n 1
+        grep -E 'Barrier error detected' "$log" | sort | uniq -c
+        grep -E '^=+ +at ' "$log" | sed 's/+0x[0-9a-f]*//' | sort |
+            uniq -c | sort -rn | head -n 3
     done
-    echo
-    echo "---- messages and locations, stages 2, N 512 (count, text)"
-    grep -E 'Barrier error|Device Frame: matmulTile' build/synccheck-2-512.log |
-        sed 's/by thread.*//' | sort | uniq -c | sort -rn | head -n 10
-    echo
-    echo "---- warps with no report, stages 2, N 512: (block, warp) pairs"
-    grep -o 'thread ([0-9]*,0,0) in block ([0-9]*,[0-9]*' \
-        build/synccheck-2-512.log | tr -c '0-9\n' ' ' |
-        awk '{n[$4 " " $5 " " int($1 / 32)]++} END {
-            for (bx = 0; bx < 8; bx++) for (by = 0; by < 8; by++)
-                for (w = 0; w < 8; w++) h[n[bx " " by " " w] + 0]++
-            for (k in h) print "  warps with " k " reports: " h[k] }' | sort
-    if [ -n "${SEED_SRC:-}" ] && [ -f "$SEED_SRC" ]; then
-        echo
-        echo "---- the course's earlier program (built out of tree, never" \
-             "committed), compute-sanitizer --tool synccheck," \
-             "first launch N=512"
-        nvcc -std=c++17 -O3 -arch=sm_80 -lineinfo -o build/seed-probe \
-            "$SEED_SRC" >/dev/null 2>&1 || rc=1
-        timeout 300 compute-sanitizer --tool synccheck --print-limit 100000 \
-            build/seed-probe >build/seed-probe.log 2>&1
-        grep -E 'SUMMARY' build/seed-probe.log
-        barriers build/seed-probe.log | awk '{print "  " $2, $1}'
-        grep -E 'Barrier error' build/seed-probe.log | sort | uniq -c
-    fi
     return $rc
 }
-step "synccheck probe" "$pre-synccheck-probe.txt" probe
+step "synccheck experiment" "$pre-synccheck.txt" synccheck_experiment
 
 # ---- Nsight Compute --------------------------------------------------------
-profile() {
-    ncu --clock-control none --kernel-name regex:matmulTile \
-        --section SpeedOfLight --section Occupancy --section LaunchStats \
-        --section WarpStateStats --section SchedulerStats --csv \
-        --page details "$BIN" --sizes 2048 --check-only \
-        >"$pre-ncu.csv.body" || return 1
-    { stamp ncu --page details "$BIN" --sizes 2048 --check-only | grep -v '^$'
-      cat "$pre-ncu.csv.body"; } >"$pre-ncu.csv.tmp"
-    rm -f "$pre-ncu.csv.body"
+NCU_METRICS=sm__throughput.avg.pct_of_peak_sustained_elapsed,\
+l1tex__throughput.avg.pct_of_peak_sustained_active,\
+lts__throughput.avg.pct_of_peak_sustained_elapsed,\
+dram__throughput.avg.pct_of_peak_sustained_elapsed,dram__bytes_read.sum,\
+lts__t_sector_hit_rate.pct,\
+sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,\
+smsp__average_warp_latency_per_inst_issued.ratio,smsp__inst_issued.sum,\
+smsp__inst_executed.sum,smsp__inst_executed_pipe_fma.sum,\
+smsp__warps_active.avg.per_cycle_active,smsp__cycles_active.avg,\
+sm__cycles_elapsed.avg,gpu__time_duration.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,\
+l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,\
+sm__warps_active.avg.pct_of_peak_sustained_active,\
+launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,\
+launch__registers_per_thread,launch__shared_mem_config_size,\
+launch__waves_per_multiprocessor
+for r in barrier long_scoreboard short_scoreboard mio_throttle not_selected \
+         math_pipe_throttle wait dispatch_stall selected lg_throttle \
+         no_instruction branch_resolving membar sleeping; do
+    NCU_METRICS=$NCU_METRICS,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
+done
+profile() { # both pairs, the metrics above, one CSV of raw values
+    ncu --clock-control none --kernel-name regex:matmulTile -c 2 \
+        --metrics "$NCU_METRICS" --csv --page raw "$BIN" --sizes 2048 \
+        --check-only >"$pre-ncu.basic" || return 1
+    ncu --clock-control none --kernel-name regex:matmulBlocked -c 2 \
+        --metrics "$NCU_METRICS" --csv --page raw "$BIN" --kernels blocked \
+        --sizes 4096 --check-only >"$pre-ncu.blocked" || return 1
+    { stamp ncu --metrics ... --csv --page raw "$BIN" --sizes 2048 \
+          --check-only, and --kernels blocked --sizes 4096 | grep -v '^$'
+      grep '^"' "$pre-ncu.basic"
+      grep '^"' "$pre-ncu.blocked" | tail -n +3; } >"$pre-ncu.csv.tmp"
+    rm -f "$pre-ncu.basic" "$pre-ncu.blocked"
     mv -f "$pre-ncu.csv.tmp" "$pre-ncu.csv"
-    echo "details page: $pre-ncu.csv"
-    echo "---- WarpStateStats raw metrics (stalls per issued instruction)"
-    ncu --clock-control none --kernel-name regex:matmulTile \
-        --section WarpStateStats --section Occupancy --section LaunchStats \
-        --section InstructionStats --csv --page raw "$BIN" --sizes 2048 \
-        --check-only
+    echo "raw metrics: $pre-ncu.csv"
 }
 step "ncu" "$pre-ncu.txt" profile
-
-# ---- the course's earlier program, timed beside this one (never committed;
-# the synccheck probe above covers its sanitizer run) ------------------------
-seed() {
-    local i
-    nvcc -std=c++17 -O3 -arch=sm_80 -lineinfo \
-        -o build/seed-pipelined_gemm "$SEED_SRC" || return 1
-    for i in 1 2 3; do
-        echo "---- seed program, process $i"
-        build/seed-pipelined_gemm || return 1
-        echo "---- this module's program, process $i"
-        "$BIN" --sizes 512,1024,2048 || return 1
-    done
-}
-if [ -n "${SEED_SRC:-}" ] && [ -f "$SEED_SRC" ]; then
-    step "seed comparison" "$pre-seed.txt" seed
-fi
 
 # ---- pitfalls on the GPU ---------------------------------------------------
 step "pitfalls" "$pre-pitfalls.txt" "$MAKE" --no-print-directory pitfalls \

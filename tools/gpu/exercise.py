@@ -23,10 +23,10 @@ from tools.lit import litlib
 CANNOT_RUN = (3, 4)
 # stages.csv column: (run CSV column, or provenance key when meta is true)
 COLUMNS = {"piped_over_sync": ("piped_over_sync", False),
-           "piped_smem_bytes": ("piped_static_smem_bytes", True),
-           "piped_blocks_per_sm": ("piped_blocks_per_sm", True),
-           "sync_blocks_per_sm": ("sync_blocks_per_sm", True),
-           "piped_registers": ("piped_registers", True),
+           "piped_smem_bytes": ("basic_piped_static_smem_bytes", True),
+           "piped_blocks_per_sm": ("basic_piped_blocks_per_sm", True),
+           "sync_blocks_per_sm": ("basic_sync_blocks_per_sm", True),
+           "piped_registers": ("basic_piped_registers", True),
            "sync_ms": ("sync_ms_median", False),
            "piped_ms": ("piped_ms_median", False), "gpu": ("gpu", True)}
 MD = ("| stages | piped/sync | shared memory per block (B) | blocks/SM "
@@ -50,7 +50,8 @@ def sweep_one(a, s):
             return None, rc
     try:
         meta, rows = litlib.read_stamped_csv(path)
-        row = next(r for r in rows if r["n"] == a.size)
+        row = next(r for r in rows if r["n"] == a.size and
+                   r["pair"] == "basic")
     except (OSError, ValueError, StopIteration) as e:
         print(f"exercise: {path}: {e or 'no row for N'}", file=sys.stderr)
         return None, 1

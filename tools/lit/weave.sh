@@ -37,7 +37,8 @@ if ! "$PANDOC" "$md.tmp" -f markdown -t html5 --standalone \
   --preserve-tabs --template "$site/template.html" --css style.css \
   --self-contained --metadata-file "$facts" \
   --resource-path="$site:$(dirname "$src")${extra:+:}$extra" \
-  --lua-filter "$here/facts.lua" --lua-filter "$here/divs.lua" --mathml \
+  --lua-filter "$here/facts.lua" --lua-filter "$here/divs.lua" \
+  --lua-filter "$here/page.lua" --mathml \
   --toc --toc-depth=2 -o "$out.tmp" 2>"$err"; then
   # Name the source line of an unknown fact, without Lua's traceback.
   name=$(sed -n "s/.*unknown fact name '\([^']*\)'.*/\1/p" "$err" | head -n 1)
