@@ -270,17 +270,21 @@ build/facts.json: $(wildcard evidence/*.facts.json) evidence \
 
 facts: build/facts.json ## gather evidence/*.facts.json for the page
 
-# The plots draw the first GPU's evidence in evidence/.
+# The plots draw the first GPU's evidence in evidence/: each NAME gives
+# NAME.svg (wide), NAME-narrow.svg (phones) and NAME.values.tsv (its
+# numbers, which the page shows as its text alternative).
 GPU := $(patsubst %-run-sm_80.csv,%,$(firstword \
          $(wildcard evidence/gpu-*-run-sm_80.csv)))
-PLOTS := build/plots/gflops.svg build/plots/stages.svg
-build/plots/gflops.svg: DATA := $(or $(GPU),evidence/none)-run-sm_80.csv
-build/plots/stages.svg: DATA := $(or $(GPU),evidence/none)-exercise.csv
-build/plots/gflops.svg: $(wildcard $(GPU)-run-sm_80.csv)
-build/plots/stages.svg: $(wildcard $(GPU)-exercise.csv)
-$(PLOTS): build/plots/%.svg: tools/plots/%.gp tools/plots/plot.py
-	@$(NEED) $(GNUPLOT) gnuplot-nox
-	@$(PY) -m tools.plots.plot $< $(DATA) $@
+PLOT_NAMES := gflops residency stages
+PLOTS := $(PLOT_NAMES:%=build/plots/%.svg)
+PLOT_TOOLS := tools/plots/plot.py tools/plots/svg_for_page.py \
+              tools/lit/litlib.py
+$(foreach p,$(PLOT_NAMES),$(eval build/plots/$(p).svg \
+  build/plots/$(p)-narrow.svg build/plots/$(p).values.tsv &: \
+  tools/plots/$(p).gp $(PLOT_TOOLS) $(wildcard $(GPU)-*.csv) ; \
+	@$$(NEED) $$(GNUPLOT) gnuplot-nox && \
+	 $$(PY) -m tools.plots.plot $(p) $$(or $$(GPU),evidence/none) \
+	 build/plots))
 
 plots: $(PLOTS) ## draw the page's plots from evidence/ with gnuplot
 

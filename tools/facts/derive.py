@@ -10,6 +10,7 @@ processes on both sides); fused / not fused (prediction 4's question).
 """
 
 PREDICTED_RATIO = (0.75, 0.95)        # prediction 1: piped/sync at N = 2048
+BLOCKED_TARGET = 92.0                 # % of cuBLAS the blocked pair aims at
 CC80 = {"registers": 65536, "unit": 256, "warps": 64, "blocks": 32}
 THREADS = 256
 SPREAD = ["spread.2048.ratio_min", "spread.2048.ratio_max"]
@@ -21,6 +22,19 @@ def band(values, lo, hi):
     inside = [lo <= v <= hi for v in values]
     return "held" if all(inside) else "failed" if not any(inside) \
         else "inconclusive"
+
+
+def residency_verdict(*values):
+    """The gain shrinks as residency grows: at every size, piped/sync at 1
+    block per SM lies below piped/sync at natural residency by more than
+    the run-to-run spread. values: (max at 1 block, min at natural) per
+    size, then the spread's lo and hi. held when every size agrees,
+    failed when none does, inconclusive otherwise."""
+    *pairs, lo, hi = values
+    below = [one < nat - (hi - lo) for one, nat in zip(pairs[0::2],
+                                                        pairs[1::2])]
+    return ("held" if all(below) else "failed" if not any(below)
+            else "inconclusive")
 
 
 def held(ok):
@@ -80,19 +94,27 @@ def derive(facts, evidence):
     for n in (2048, 4096):
         put(f"run.footprint.{n}.mib", ["gpu.l2_mib"],
             lambda l2, n=n: 3 * n * n * 4 / 2**20)
-        put(f"run.footprint.{n}.fits_l2", ["gpu.l2_mib"],
-            lambda l2, n=n: 3 * n * n * 4 / 2**20 <= l2)
-    put("run.sm_90_vs_sm_80.diff",
-        ["run.sm_90.2048.ratio", "run.sm_80.2048.ratio"], lambda a, b: a - b)
-    for what in ("cpi", "instructions"):
-        put(f"ncu.{what}_change", [f"ncu.sync.{what}", f"ncu.piped.{what}"],
-            lambda s, p: 100 * (p / s - 1))
+    changes = {"inst": "inst_issued", "cpi": "cpi",
+               "warp_cycles": "warp_cycles", "cycles": "cycles",
+               "duration": "duration_ns"}
+    for pair in ("basic", "blocked"):
+        b = f"ncu.{pair}."
+        for name, metric in changes.items():
+            put(f"{b}{name}_change", [f"{b}sync.{metric}",
+                                      f"{b}piped.{metric}"],
+                lambda s, p: 100 * (p / s - 1))
+        for k in ("sync", "piped"):
+            put(f"{b}{k}.active_share", [f"{b}{k}.cycles",
+                                         f"{b}{k}.elapsed_cycles"],
+                lambda a, e: a / e)
 
     kinds = {e.meta["kind"] for e in evidence}
     out["page.evidence"] = (
         "gpu" if "gpu" in kinds else "compile-only" if kinds else "none",
         present(["gpu.name", "compile.nvcc_version"])[:1])
     put("page.stale", present(["gpu.name"]), lambda _: facts["gpu.name"].stale)
+    put("page.compile_stale", present(["compile.nvcc_version"]),
+        lambda _: facts["compile.nvcc_version"].stale)
 
     put("verdict.ratio", ["run.sm_80.2048.ratio"] + SPREAD,
         lambda r, lo, hi: band([r, lo, hi], *PREDICTED_RATIO))
@@ -111,4 +133,16 @@ def derive(facts, evidence):
     put("verdict.stages",
         [f"exercise.stages{s}.ratio" for s in (2, 3, 4)] + SPREAD,
         stages_verdict)
+    sizes = (1024, 2048, 4096)
+    put("verdict.residency",
+        [f"residency.{b}.{n}.ratio_{e}" for n in sizes
+         for b, e in (("1", "max"), ("natural", "min"))] + SPREAD,
+        residency_verdict)
+    arrives = ("pipeline", "pipeline_wait_all", "barrier_async_arrive")
+    plain = ("barrier_wait_then_arrive", "solution")
+    put("verdict.synccheck",
+        [f"synccheck.{k}.reports" for k in arrives + plain],
+        lambda *r: held(all(r[:len(arrives)]) and not any(r[len(arrives):])))
+    put("verdict.blocked_target", ["blocked.spread.pct_min"],
+        lambda pct: held(pct >= BLOCKED_TARGET))
     return out

@@ -64,6 +64,12 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
     echo
 }
 
+# EVIDENCE_STEPS="sass pitfalls" runs only the steps whose group is named
+# (groups: run spread residency cold blocked exercise sass sanitizer
+# synccheck ncu pitfalls); unset, all of them.
+want() { [ -z "${EVIDENCE_STEPS:-}" ] || case " $EVIDENCE_STEPS " in
+    *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
 step() { # step NAME FILE COMMAND... : run COMMAND, transcript to FILE
     local name=$1 file=$2 t0=$SECONDS rc; shift 2
     echo "== $name" >&2
@@ -88,6 +94,7 @@ wait
 VAR=build/$ARCH_DEFAULT-2stages
 
 # ---- make run: both architectures, N = 512 .. 4096 -------------------------
+if want run; then
 for arch in sm_80 sm_90; do
     step "run $arch" "$pre-run-$arch.txt" "$MAKE" --no-print-directory run \
         ARCH=$arch \
@@ -102,6 +109,7 @@ timed_run() { # make run at the default sizes: the lesson promises < 15 s
     return $rc
 }
 step "run default sizes, timed" "$pre-run-default.txt" timed_run
+fi
 
 # ---- repeated processes: step NAME runs of COMMAND, one CSV each ------------
 repeat() { # repeat FILE CSVSTEM COUNT COMMAND...: COUNT processes, one file
@@ -113,9 +121,10 @@ repeat() { # repeat FILE CSVSTEM COUNT COMMAND...: COUNT processes, one file
     done
     mv -f "$file.all" "$file"
 }
-repeat "$pre-spread.txt" "$pre-spread" 3 "$BIN" --sizes 2048
+want spread && repeat "$pre-spread.txt" "$pre-spread" 3 "$BIN" --sizes 2048
 
 # ---- the residency dial ----------------------------------------------------
+if want residency; then
 : >"$pre-residency.txt.all"
 for b in 1 2 natural; do
     repeat "$pre-residency.txt.$b" "$pre-residency-$b" 3 "$BIN" \
@@ -128,12 +137,16 @@ repeat "$pre-residency.txt.4" "$pre-residency-4" 1 "$BIN" \
 cat "$pre-residency.txt.4" >>"$pre-residency.txt.all"
 rm -f "$pre-residency.txt.4"
 mv -f "$pre-residency.txt.all" "$pre-residency.txt"
+fi
 
 # ---- a cold L2 ---------------------------------------------------------------
+if want cold; then
 step "cold L2" "$pre-cold.txt" "$BIN" --sizes 512,1024,2048,4096 --cold-l2 \
     --csv "$pre-cold.csv"
+fi
 
 # ---- the register-blocked pair -----------------------------------------------
+if want blocked; then
 step "blocked" "$pre-blocked.txt" "$BIN" --kernels blocked \
     --sizes 1024,2048,4096,8192 --csv "$pre-blocked.csv"
 repeat "$pre-blocked-spread.txt" "$pre-blocked-spread" 3 "$BIN" \
@@ -144,8 +157,10 @@ step "blocked, 1 block per SM" "$pre-blocked-b1.txt" "$BIN" \
 step "blocked, cuda::pipeline" "$pre-blocked-libcu.txt" \
     "$VAR/experiments/blocked-cuda-pipeline" --kernels blocked \
     --sizes 4096 --csv "$pre-blocked-libcu.csv"
+fi
 
 # ---- the exercise: depths, and the solution of part 2 ------------------------
+if want exercise; then
 step "exercise" "$pre-exercise.txt" "$MAKE" --no-print-directory exercise \
     ARCH=$ARCH_DEFAULT
 [ -f build/exercise/stages.csv ] &&
@@ -153,6 +168,7 @@ step "exercise" "$pre-exercise.txt" "$MAKE" --no-print-directory exercise \
       cat build/exercise/stages.csv; } >"$pre-exercise.csv"
 step "exercise solution" "$pre-solution.txt" "$VAR/exercises/solution" \
     --sizes 1024,2048,4096 --csv "$pre-solution.csv"
+fi
 
 # ---- SASS of the binaries that ran -----------------------------------------
 sass_report() {
@@ -167,11 +183,18 @@ sass_report() {
             >"$work/sm_90.sass" || return 1
     # The sm_80 build runs on a 9.0 card as PTX the driver JIT-compiles;
     # ptxas of the same toolkit, given that PTX, shows what the JIT makes.
-    cuobjdump -ptx "$BIN" | sed -n '/^\.version/,$p' >"$work/compute_80.ptx"
-    ptxas -arch=sm_90 -o "$work/jit-equivalent.cubin" \
-        "$work/compute_80.ptx" &&
-        cuobjdump -sass "$work/jit-equivalent.cubin" \
-            >"$work/jit-equivalent.sass" || return 1
+    # One PTX module per kernel file: each from its ".version" line on.
+    rm -f "$work"/compute_80-*.ptx
+    cuobjdump -ptx "$BIN" | awk -v dir="$work" '
+        /^\.version/ { n++; out = dir "/compute_80-" n ".ptx"; on = 1 }
+        /^Fatbin / { on = 0 }
+        on { print > out }'
+    : >"$work/jit-equivalent.sass"
+    for f in "$work"/compute_80-*.ptx; do
+        ptxas -arch=sm_90 -o "${f%.ptx}.cubin" "$f" &&
+            cuobjdump -sass "${f%.ptx}.cubin" >>"$work/jit-equivalent.sass" ||
+            return 1
+    done
     for f in sm_80 sm_90 jit-equivalent; do
         for k in matmulTileSync matmulTilePiped matmulBlockedSync \
                  matmulBlockedPiped; do
@@ -202,7 +225,7 @@ NOTE
         "$work/sm_90.sass" | grep -E 'LDGSTS|DEPBAR|BAR|SYNCS|FFMA' |
         head -n 40
 }
-step "sass" "$pre-sass.txt" sass_report
+want sass && step "sass" "$pre-sass.txt" sass_report
 
 # ---- compute-sanitizer -----------------------------------------------------
 sanitize() {
@@ -218,7 +241,7 @@ sanitize() {
     done
     return $rc
 }
-step "sanitizer" "$pre-sanitizer.txt" sanitize
+want sanitizer && step "sanitizer" "$pre-sanitizer.txt" sanitize
 
 # ---- the synccheck experiment: which synchronisation gets reported ----------
 synccheck_experiment() {
@@ -229,19 +252,25 @@ synccheck_experiment() {
              experiments/barrier-async-arrive \
              experiments/barrier-wait-then-arrive exercises/solution; do
         log=build/synccheck-$(basename "$k").log
+        echo "---- $k"
+        # Correct at three sizes, run normally: synccheck stops a launch
+        # it reports, so identity is checked outside it.
+        "$VAR/$k" --sizes 256,1024,2048 --check-only 2>&1 |
+            grep -E 'matches the reference|differs from|error'
+        echo "plain run exit: ${PIPESTATUS[0]}"
         compute-sanitizer --tool synccheck --print-limit 100000 \
             "$VAR/$k" --sizes 256 --check-only >"$log" 2>&1
-        echo "---- $k"
         echo "reports: $(grep -c 'Barrier error detected' "$log")"
         grep -E 'ERROR SUMMARY' "$log" || rc=1
-        grep -E 'matches the reference|differs from' "$log" | head -n 1
+        grep -E 'Target application returned an error|launch failure' \
+            "$log" | head -n 2
         grep -E 'Barrier error detected' "$log" | sort | uniq -c
         grep -E '^=+ +at ' "$log" | sed 's/+0x[0-9a-f]*//' | sort |
             uniq -c | sort -rn | head -n 3
     done
     return $rc
 }
-step "synccheck experiment" "$pre-synccheck.txt" synccheck_experiment
+want synccheck && step "synccheck experiment" "$pre-synccheck.txt" synccheck_experiment
 
 # ---- Nsight Compute --------------------------------------------------------
 NCU_METRICS=sm__throughput.avg.pct_of_peak_sustained_elapsed,\
@@ -280,10 +309,10 @@ profile() { # both pairs, the metrics above, one CSV of raw values
     mv -f "$pre-ncu.csv.tmp" "$pre-ncu.csv"
     echo "raw metrics: $pre-ncu.csv"
 }
-step "ncu" "$pre-ncu.txt" profile
+want ncu && step "ncu" "$pre-ncu.txt" profile
 
 # ---- pitfalls on the GPU ---------------------------------------------------
-step "pitfalls" "$pre-pitfalls.txt" "$MAKE" --no-print-directory pitfalls \
+want pitfalls && step "pitfalls" "$pre-pitfalls.txt" "$MAKE" --no-print-directory pitfalls \
     ARCH=$ARCH_DEFAULT
 
 echo >&2

@@ -5,11 +5,11 @@ Usage: python3 -m tools.gpu.gpu_facts [EVIDENCE_DIR]   (default: evidence)
 Reads EVIDENCE_DIR/gpu-<gpu>-*.{txt,csv} of each GPU there and writes
 EVIDENCE_DIR/gpu-<gpu>.facts.json for tools/lit/gather.py (temporary name,
 rename). Values are as measured, unrounded: times in ms, rates in GFLOP/s,
-ratios piped/sync (< 1: the pipeline is faster), bytes, counts, booleans,
-tokens; no verdicts (tools/facts/derive.py) and no sentences (day74.nw).
-One reader per transcript; the tables say which CSV column or provenance
-key becomes which fact. Exit: 0; 1 a transcript is missing or malformed
-(named); 2 usage.
+ratios piped/sync (< 1: the pipeline is faster), percentages, bytes,
+counts, MHz, booleans and tokens; no verdicts (tools/facts/derive.py) and no
+sentences (day74.nw). One reader per transcript; the tables say which CSV
+column or provenance key becomes which fact. Exit: 0; 1 a transcript is
+missing or malformed (named); 2 usage.
 """
 
 import csv
@@ -17,46 +17,60 @@ import glob
 import json
 import os
 import re
+import statistics
 import sys
 
 from tools.lit import litlib
 
-SIZES = (512, 1024, 2048, 4096)
-SANITIZER_N = 512
-# run CSV column -> fact run.<arch>.<n>.<fact>
-RUN_COLUMNS = {**{f"{k}_ms_median": f"{k}_ms" for k in ("sync", "piped",
+# run CSV column -> fact <prefix>.<n>.<fact>
+ROW_COLUMNS = {**{f"{k}_ms_median": f"{k}_ms" for k in ("sync", "piped",
                                                          "cublas")},
                **{c: c for c in ("sync_gflops", "piped_gflops",
                                  "cublas_gflops", "sync_pct_cublas",
-                                 "piped_pct_cublas", "identical")},
-               "piped_over_sync": "ratio"}
-# run CSV provenance key -> fact build.<arch>.<fact>
-BUILD_KEYS = {
-    "piped_registers": "piped_registers", "sync_registers": "sync_registers",
-    "piped_ptx_version": "ptx_version",
-    "piped_binary_version": "binary_version"}
+                                 "piped_pct_cublas", "identical", "blocks",
+                                 "waves")},
+               "piped_over_sync": "ratio", "piped_mhz": "mhz"}
 # provenance key of the sm_80 run CSV -> (fact, divisor)
 CARD_KEYS = {
     "sm_count": ("gpu.sm_count", 1), "regs_per_sm": ("gpu.regs_per_sm", 1),
     "smem_per_sm_bytes": ("gpu.smem_per_sm_kib", 1024),
     "l2_bytes": ("gpu.l2_mib", 2**20), "timed_launches": ("run.reps", 1),
-    "piped_blocks_per_sm": ("run.blocks_per_sm", 1)}
-# exercise CSV column -> fact exercise.stages<s>.<fact>
+    "max_sm_clock_mhz": ("gpu.max_sm_clock_mhz", 1)}
+# kernel provenance field -> fact suffix
+KERNEL_KEYS = {"registers": "registers", "blocks_per_sm": "blocks_per_sm",
+               "ptx_version": "ptx_version",
+               "binary_version": "binary_version"}
 EXERCISE_COLUMNS = {"piped_over_sync": "ratio", "piped_smem_bytes": "smem",
                     "piped_blocks_per_sm": "blocks_per_sm"}
-# ncu raw metric -> fact ncu.<kernel>.<fact>
+# the kernel files of the synccheck experiment -> fact names
+SYNCCHECK = {"pipelined_gemm": "pipeline",
+             "experiments/pipeline-wait-all": "pipeline_wait_all",
+             "experiments/barrier-async-arrive": "barrier_async_arrive",
+             "experiments/barrier-wait-then-arrive":
+                 "barrier_wait_then_arrive",
+             "exercises/solution": "solution"}
+# ncu raw metric -> fact ncu.<pair>.<kernel>.<fact>
 NCU_METRICS = {
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed": "sm_pct",
+    "l1tex__throughput.avg.pct_of_peak_sustained_active": "l1tex_pct",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed": "l2_pct",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed": "dram_pct",
+    "lts__t_sector_hit_rate.pct": "l2_hit_pct",
+    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active": "fma_pct",
     "smsp__average_warp_latency_per_inst_issued.ratio": "cpi",
-    "launch__registers_per_thread": "registers",
-    "sm__maximum_warps_per_active_cycle_pct": "theoretical_occupancy",
-    "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved_occupancy",
-    "launch__occupancy_limit_shared_mem": "smem_block_limit",
-    "smsp__inst_executed.sum": "instructions"}
+    "smsp__inst_issued.sum": "inst_issued",
+    "smsp__inst_executed_pipe_fma.sum": "ffma",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum": "wavefronts",
+    "smsp__warps_active.avg.per_cycle_active": "warps_per_scheduler",
+    "smsp__cycles_active.avg": "cycles",
+    "sm__cycles_elapsed.avg": "elapsed_cycles",
+    "gpu__time_duration.sum": "duration_ns",
+    "launch__registers_per_thread": "registers"}
 STALL = re.compile(
     r"smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$")
-STALLS_SHOWN = ("barrier", "long_scoreboard", "short_scoreboard",
-                "mio_throttle", "not_selected")
-LIMITS = ("registers", "shared_mem", "warps", "blocks", "barriers")
+KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
+           "matmulBlockedSync": "blocked.sync",
+           "matmulBlockedPiped": "blocked.piped"}
 
 
 class EvidenceError(Exception):
@@ -69,49 +83,132 @@ def read(path, csv_too=False):
     return (litlib.read_stamped_csv if csv_too else litlib.read_text)(path)
 
 
-def row_for(rows, key, value, path):
-    """The row whose column key equals value; EvidenceError if none."""
+def row_for(rows, n, path, pair="basic"):
+    """The row of pair at size n; EvidenceError if none."""
     for row in rows:
-        if row.get(key) == value:
+        if row.get("n") == n and row.get("pair") == pair:
             return row
-    raise EvidenceError(f"{path}: no row with {key} = {value}")
+    raise EvidenceError(f"{path}: no {pair} row for N = {n}")
+
+
+def rows_facts(path, prefix, sizes, facts, pair="basic"):
+    """The ROW_COLUMNS of pair's rows at sizes as <prefix>.<n>.<fact>;
+    returns the CSV's provenance."""
+    meta, rows = read(path, True)
+    for n in sizes:
+        row = row_for(rows, n, path, pair)
+        for col, name in ROW_COLUMNS.items():
+            facts[f"{prefix}.{n}.{name}"] = (row[col] == 1 if name ==
+                                             "identical" else row[col])
+    return meta
+
+
+def clocks(paths):
+    """Every SM clock (MHz) sampled during timing in those CSVs at paths
+    that are run CSVs (with clock columns)."""
+    seen = []
+    for path in paths:
+        text = read(path)
+        if "sync_mhz" not in text:
+            continue
+        for row in read(path, True)[1]:
+            seen += [row[c] for c in ("sync_mhz", "piped_mhz", "cublas_mhz")
+                     if row[c] > 0]
+    return seen
 
 
 def run_facts(pre, facts):
-    """The results tables of both builds and the card's properties."""
+    """The lesson's pair in both builds, the card, the kernels."""
     for arch in ("sm_80", "sm_90"):
-        path = f"{pre}-run-{arch}.csv"
-        meta, rows = read(path, True)
-        for n in SIZES:
-            row = row_for(rows, "n", n, path)
-            for col, name in RUN_COLUMNS.items():
-                value = row[col]
-                facts[f"run.{arch}.{n}.{name}"] = (
-                    value == 1 if name == "identical" else value)
-        for key, name in BUILD_KEYS.items():
-            facts[f"build.{arch}.{name}"] = litlib.number(meta[key])
+        meta = rows_facts(f"{pre}-run-{arch}.csv", f"run.{arch}",
+                          (512, 1024, 2048, 4096), facts)
+        for kind in ("sync", "piped"):
+            for key, name in KERNEL_KEYS.items():
+                facts[f"run.{arch}.{kind}_{name}"] = litlib.number(
+                    meta[f"basic_{kind}_{key}"])
         if arch == "sm_80":
             for key, (name, div) in CARD_KEYS.items():
                 value = litlib.number(meta[key])
                 facts[name] = value if div == 1 else value / div
+            facts["run.sm_80.blocks_per_sm"] = facts[
+                "run.sm_80.piped_blocks_per_sm"]
+    seen = clocks(sorted(glob.glob(f"{pre}-*.csv")))
+    if not seen:
+        raise EvidenceError(f"{pre}-*.csv: no SM clock sampled")
+    facts["clock.min_mhz"], facts["clock.max_mhz"] = min(seen), max(seen)
+
+
+def repeated(paths, n, column, path_desc, pair="basic"):
+    """column at size n of pair in each CSV of paths; EvidenceError when
+    there are none."""
+    if not paths:
+        raise EvidenceError(f"{path_desc}: no CSV")
+    return [row_for(read(p, True)[1], n, p, pair)[column] for p in paths]
 
 
 def spread_facts(pre, facts):
     """piped/sync at N = 2048 over the run and the separate processes."""
-    ratios = [facts["run.sm_80.2048.ratio"]]
-    for path in sorted(glob.glob(f"{pre}-spread-*.csv")):
-        ratios.append(row_for(read(path, True)[1], "n", 2048, path)
-                      ["piped_over_sync"])
-    if len(ratios) < 4:
-        raise EvidenceError(f"{pre}-spread-*.csv: need 3 spread runs, "
-                            f"found {len(ratios) - 1}")
+    ratios = [facts["run.sm_80.2048.ratio"]] + repeated(
+        sorted(glob.glob(f"{pre}-spread-*.csv")), 2048, "piped_over_sync",
+        f"{pre}-spread-*.csv")
     facts["spread.2048.runs"] = len(ratios)
     facts["spread.2048.ratio_min"] = min(ratios)
     facts["spread.2048.ratio_max"] = max(ratios)
 
 
+def residency_facts(pre, facts):
+    """The residency dial: median and range of piped/sync per setting."""
+    for setting in ("1", "2", "natural", "4"):
+        paths = sorted(glob.glob(f"{pre}-residency-{setting}-*.csv"))
+        for n in (1024, 2048, 4096):
+            ratios = repeated(paths, n, "piped_over_sync",
+                              f"{pre}-residency-{setting}")
+            b = f"residency.{setting}.{n}"
+            facts[b + ".ratio"] = statistics.median(ratios)
+            facts[b + ".ratio_min"] = min(ratios)
+            facts[b + ".ratio_max"] = max(ratios)
+        meta = read(paths[0], True)[0]
+        facts[f"residency.{setting}.blocks_per_sm"] = litlib.number(
+            meta["basic_piped_blocks_per_sm"])
+        if setting == "1":
+            facts["residency.runs"] = len(paths)
+
+
+def cold_facts(pre, facts):
+    """--cold-l2: the lesson's pair at N = 512 .. 4096."""
+    rows_facts(f"{pre}-cold.csv", "cold", (512, 1024, 2048, 4096), facts)
+
+
+def blocked_facts(pre, facts):
+    """The register-blocked pair: sizes, spread, 1 block/SM, libcu++."""
+    meta = rows_facts(f"{pre}-blocked.csv", "blocked",
+                      (1024, 2048, 4096, 8192), facts, "blocked")
+    facts["blocked.stages"] = litlib.number(meta["stages"])
+    for kind in ("sync", "piped"):
+        for key in ("registers", "blocks_per_sm"):
+            facts[f"blocked.{kind}.{key}"] = litlib.number(
+                meta[f"blocked_{kind}_{key}"])
+        facts[f"blocked.{kind}.smem_bytes"] = sum(
+            litlib.number(meta[f"blocked_{kind}_{k}_smem_bytes"])
+            for k in ("static", "dynamic"))
+    paths = sorted(glob.glob(f"{pre}-blocked-spread-*.csv"))
+    ratios = [facts["blocked.4096.ratio"]] + repeated(
+        paths, 4096, "piped_over_sync", f"{pre}-blocked-spread", "blocked")
+    pcts = [facts["blocked.4096.piped_pct_cublas"]] + repeated(
+        paths, 4096, "piped_pct_cublas", f"{pre}-blocked-spread", "blocked")
+    facts["blocked.spread.runs"] = len(ratios)
+    facts["blocked.spread.ratio_min"] = min(ratios)
+    facts["blocked.spread.ratio_max"] = max(ratios)
+    facts["blocked.spread.pct_min"] = min(pcts)
+    facts["blocked.spread.pct_max"] = max(pcts)
+    rows_facts(f"{pre}-blocked-b1.csv", "blocked.b1", (2048, 4096), facts,
+               "blocked")
+    rows_facts(f"{pre}-blocked-libcu.csv", "blocked.libcu", (4096,), facts,
+               "blocked")
+
+
 def exercise_facts(pre, facts):
-    """The stage sweep, one fact per depth and column."""
+    """The stage sweep, and the solution of part 2."""
     path = f"{pre}-exercise.csv"
     rows = read(path, True)[1]
     if sorted(r["stages"] for r in rows) != [2, 3, 4]:
@@ -119,27 +216,31 @@ def exercise_facts(pre, facts):
     for row in rows:
         for col, name in EXERCISE_COLUMNS.items():
             facts[f"exercise.stages{row['stages']}.{name}"] = row[col]
+    rows_facts(f"{pre}-solution.csv", "solution", (1024, 2048, 4096), facts)
 
 
 def sass_facts(pre, facts):
     """LDGSTS per build and kernel in the binaries that ran."""
-    rows = re.findall(r"^(sm_80|sm_90|jit-equivalent)\s+matmulTile(\w+)\s+"
+    rows = re.findall(r"^(sm_80|sm_90|jit-equivalent)\s+matmul(\w+?)\s+"
                       r"LDGSTS\s+(\d+)", read(f"{pre}-sass.txt"), re.M)
-    if len(rows) != 6:
-        raise EvidenceError(f"{pre}-sass.txt: expected 6 LDGSTS counts, "
+    if len(rows) != 12:
+        raise EvidenceError(f"{pre}-sass.txt: expected 12 LDGSTS counts, "
                             f"found {len(rows)}")
     for build, kernel, count in rows:
-        facts[f"gpu.sass.{build.replace('-', '_')}.{kernel.lower()}.ldgsts"] = \
+        name = {"TileSync": "sync", "TilePiped": "piped",
+                "BlockedSync": "blocked_sync",
+                "BlockedPiped": "blocked_piped"}[kernel]
+        facts[f"gpu.sass.{build.replace('-', '_')}.{name}.ldgsts"] = \
             int(count)
 
 
 def sanitizer_facts(pre, facts):
-    """Errors per compute-sanitizer tool, and the first synccheck report."""
+    """Errors per compute-sanitizer tool over every kernel at N = 256."""
     text = read(f"{pre}-sanitizer.txt")
     for block in re.split(r"^---- compute-sanitizer --tool ", text,
                           flags=re.M)[1:]:
-        m = (re.search(r"ERROR SUMMARY: (\d+) error", block) or
-             re.search(r"RACECHECK SUMMARY: .*\((\d+) error", block))
+        m = (re.search(r"RACECHECK SUMMARY: .*\((\d+) error", block) or
+             re.search(r"ERROR SUMMARY: (\d+) error", block))
         if not m:
             raise EvidenceError(f"{pre}-sanitizer.txt: no summary for "
                                 f"{block.split()[0]}")
@@ -148,91 +249,84 @@ def sanitizer_facts(pre, facts):
                if f"sanitizer.{t}.errors" not in facts]
     if missing:
         raise EvidenceError(f"{pre}-sanitizer.txt: no run of {missing}")
-    facts["sanitizer.threads"] = (SANITIZER_N // 64) ** 2 * 256
-    first = re.search(r"Barrier error detected\. ([^\n]*)\n.*?Device Frame: "
-                      r"([^\n]*?)\+0x[0-9a-f]+ in ", text, re.S)
-    if first:
-        facts["sanitizer.synccheck.first_message"] = first.group(1).strip()
-        facts["sanitizer.synccheck.first_function"] = first.group(2).strip()
 
 
-def probe_facts(pre, facts):
-    """synccheck's reports across depths and sizes, and the seed program."""
-    if not os.path.exists(f"{pre}-synccheck-probe.txt"):
-        return
-    text = read(f"{pre}-synccheck-probe.txt")
-    rows = re.findall(r"^(\d)\s+(\d+)\s+\d+\s+(\d+)\s+(\d+)\s+((?:0x[0-9a-f]+"
-                      r"\(\d+\)\s*)+)$", text, re.M)
-    for stages, n, threads, errors, _ in rows:
-        facts[f"synccheck.s{stages}.n{n}.threads"] = int(threads)
-        facts[f"synccheck.s{stages}.n{n}.errors"] = int(errors)
-    if rows:
-        facts["sanitizer.synccheck.probes"] = len(rows)
-        facts["sanitizer.synccheck.one_per_thread"] = all(
-            r[2] == r[3] for r in rows)
-        facts["sanitizer.synccheck.barriers"] = max(
-            len(r[4].split()) for r in rows)
-    seed = text.partition("earlier program")[2]
-    m = re.search(r"ERROR SUMMARY: (\d+) error", seed)
-    if m:
-        facts["seed.synccheck.errors"] = int(m.group(1))
-        facts["seed.synccheck.missing_wait"] = "Missing wait" in seed
+def synccheck_facts(pre, facts):
+    """The experiment: reports per kernel file, and identity in plain runs."""
+    text = read(f"{pre}-synccheck.txt")
+    m = re.search(r"N = \d+: \d+ blocks of \d+ threads, (\d+) threads", text)
+    if not m:
+        raise EvidenceError(f"{pre}-synccheck.txt: no thread count")
+    facts["synccheck.threads"] = int(m.group(1))
+    blocks = re.split(r"^---- (\S+)$", text, flags=re.M)[1:]
+    found = dict(zip(blocks[0::2], blocks[1::2]))
+    for kernel, name in SYNCCHECK.items():
+        if kernel not in found:
+            raise EvidenceError(f"{pre}-synccheck.txt: no {kernel}")
+        body = found[kernel]
+        reports = re.search(r"^reports: (\d+)$", body, re.M)
+        plain = re.search(r"^plain run exit: (\d+)$", body, re.M)
+        if not reports or not plain:
+            raise EvidenceError(f"{pre}-synccheck.txt: {kernel} incomplete")
+        facts[f"synccheck.{name}.reports"] = int(reports.group(1))
+        facts[f"synccheck.{name}.identical"] = (
+            plain.group(1) == "0" and "byte-identical" in body and
+            "differs" not in body)
 
 
 def ncu_facts(pre, facts):
-    """Nsight Compute's numbers per kernel, from the raw page."""
-    path = f"{pre}-ncu.txt"
-    lines = [l for l in read(path).splitlines() if l.startswith('"')]
-    rows = list(csv.reader(lines))
+    """Nsight Compute's raw metrics per kernel, and what follows from them."""
+    path = f"{pre}-ncu.csv"
+    rows = list(csv.reader(l for l in read(path).splitlines()
+                           if l.startswith('"')))
     header = next((r for r in rows if r[0] == "ID"), None)
     if header is None:
         raise EvidenceError(f"{path}: no raw metrics table")
-    seen = set()
+    schedulers = facts["gpu.sm_count"] * 4
     for r in rows:
         if len(r) != len(header) or r[0] in ("ID", ""):
             continue
         d = {k: v.replace(",", "") for k, v in zip(header, r)}
-        kernel = re.search(r"matmulTile(Piped|Sync)", d["Kernel Name"])
-        if not kernel:
+        kernel = d["Kernel Name"].split("(")[0]
+        if kernel not in KERNELS:
             continue
-        b = f"ncu.{kernel.group(1).lower()}."
-        seen.add(kernel.group(1))
-        for metric, name in NCU_METRICS.items():
-            if d.get(metric, "") not in ("", "n/a"):
-                facts[b + name] = litlib.number(d[metric])
-        stalls = {m.group(1): float(v) for k, v in d.items()
-                  for m in [STALL.match(k)] if m and v not in ("", "n/a")}
-        for s in STALLS_SHOWN:
-            facts[b + "stall_" + s] = stalls.get(s, 0.0)
-        top = sorted(((v, s) for s, v in stalls.items() if s != "selected"),
-                     reverse=True)[:3]
-        for i, (v, s) in enumerate(top, 1):
+        b = f"ncu.{KERNELS[kernel]}."
+        got = {name: float(d[m]) for m, name in NCU_METRICS.items()}
+        facts.update({b + k: v for k, v in got.items()})
+        facts[b + "warp_cycles"] = got["cpi"] * got["inst_issued"]
+        facts[b + "cycles_predicted"] = facts[b + "warp_cycles"] / (
+            got["warps_per_scheduler"] * schedulers)
+        facts[b + "wavefronts_per_ffma"] = got["wavefronts"] / got["ffma"]
+        stalls = sorted(((float(v), m.group(1)) for k, v in d.items()
+                         for m in [STALL.match(k)]
+                         if m and m.group(1) != "selected" and v),
+                        reverse=True)[:3]
+        for i, (v, s) in enumerate(stalls, 1):
             facts[f"{b}top{i}_stall"] = s.replace("_", " ")
             facts[f"{b}top{i}_cpi"] = v
-        limits = {k: float(d[f"launch__occupancy_limit_{k}"]) for k in LIMITS}
-        facts[b + "blocks_per_sm"] = int(min(limits.values()))
-        facts[b + "block_limit"] = " and ".join(
-            k.replace("_", " ") for k, v in limits.items()
-            if v == min(limits.values()))
-        if d.get("launch__shared_mem_config_size"):
-            facts[b + "smem_config_kib"] = \
-                float(d["launch__shared_mem_config_size"]) / 1024
-    if seen != {"Sync", "Piped"}:
-        raise EvidenceError(f"{path}: profiles for {sorted(seen)}, want both")
+    missing = [k for k in KERNELS.values() if f"ncu.{k}.cpi" not in facts]
+    if missing:
+        raise EvidenceError(f"{path}: no profile of {missing}")
 
 
 def pitfall_facts(pre, facts):
-    """How many pitfall checks passed, and what caught the barrier variant."""
+    """How many pitfall checks passed, and what caught the barrier variant
+    (in this run, and whether a launch failed in the first run)."""
     text = read(f"{pre}-pitfalls.txt")
     m = re.search(r"^(\d+) passed, (\d+) failed", text, re.M)
     if not m:
         raise EvidenceError(f"{pre}-pitfalls.txt: no summary line")
     facts["pitfalls.passed"], facts["pitfalls.failed"] = map(int, m.groups())
-    m = re.search(r"barrier-for-wait: memcmp run exit (\d+); racecheck exit "
-                  r"(\S+)", text)
-    if m:
-        facts["pitfalls.barrier.memcmp_caught"] = m.group(1) == "1"
-        facts["pitfalls.barrier.racecheck_caught"] = m.group(2) == "99"
+    facts["pitfalls.barrier.memcmp_caught"] = (
+        "barrier-for-wait caught (memcmp named a difference" in text)
+    m = re.search(r"racecheck exit (\S+)\)", text)
+    facts["pitfalls.barrier.racecheck_caught"] = bool(m and m.group(1) ==
+                                                      "99")
+    first = f"{pre}-pitfalls-first-run.txt"
+    if os.path.exists(first):
+        t = read(first)
+        facts["pitfalls.barrier.first_run_launch_failure"] = (
+            "barrier-for-wait" in t and "unspecified launch failure" in t)
 
 
 def facts_for(pre):
@@ -244,8 +338,10 @@ def facts_for(pre):
              "gpu.driver": stamp["driver"], "gpu.toolkit": toolkit,
              "gpu.date": stamp["date_utc"][:10],
              "gpu.source_hash": stamp["source_sha256"][:12]}
-    for reader in (run_facts, spread_facts, exercise_facts, sass_facts,
-                   sanitizer_facts, probe_facts, ncu_facts, pitfall_facts):
+    for reader in (run_facts, spread_facts, residency_facts, cold_facts,
+                   blocked_facts, exercise_facts, sass_facts,
+                   sanitizer_facts, synccheck_facts, ncu_facts,
+                   pitfall_facts):
         reader(pre, facts)
     wall = re.search(r"make run wall time: (\d+) ms",
                      read(f"{pre}-run-default.txt"))

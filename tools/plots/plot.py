@@ -1,55 +1,145 @@
 """plot: draw one of the page's plots from GPU evidence with gnuplot.
 
-Usage: python3 -m tools.plots.plot SCRIPT.gp DATA.csv OUT.svg
+Usage: python3 -m tools.plots.plot NAME EVIDENCE_PREFIX OUTDIR
 
-Runs gnuplot (GNUPLOT) on SCRIPT with in=DATA, out=OUT and gpu=the card in
-DATA's provenance header ("# gpu: ...") or a sibling run CSV's. Without
-DATA (no GPU evidence yet) it draws a placeholder saying so, with a
-warning, so the page still builds. Writes through a temporary file.
-Exit: 0 drawn; 1 gnuplot failed; 2 usage.
+NAME is gflops, residency or stages; EVIDENCE_PREFIX is the GPU's
+evidence prefix (evidence/gpu-h200). Writes, each through a temporary file:
+  OUTDIR/NAME.values.tsv  the plotted numbers, one header line of labels
+                          then one row per point (the page shows them as
+                          the plot's text alternative);
+  OUTDIR/NAME.svg         the wide drawing (laptops) and
+  OUTDIR/NAME-narrow.svg  the narrow one (phones), both drawn by gnuplot
+                          from NAME.values.tsv with tools/plots/NAME.gp,
+                          then restyled for the page by svg_for_page.
+Without the evidence (no GPU run yet) both drawings are placeholders that
+say so, with a warning, so the page still builds. Values are as measured;
+nothing here rounds a number the page prints.
+Exit: 0 drawn; 1 gnuplot failed or the evidence is malformed; 2 usage.
 """
 
 import glob
 import os
+import statistics
 import subprocess
 import sys
 
 from tools.lit import litlib
+from tools.plots import svg_for_page
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def rows(path, pair="basic"):
+    """{n: row} of pair's rows in the stamped CSV at path."""
+    return {r["n"]: r for r in litlib.read_stamped_csv(path)[1]
+            if r.get("pair", pair) == pair}
+
+
+def gflops_table(pre):
+    """GFLOP/s against N: both pairs and cuBLAS (row-major A, from the
+    lesson's run; column-major A, from the blocked pair's run, where the
+    lesson's pair did not run)."""
+    basic = rows(f"{pre}-run-sm_80.csv")
+    blocked = rows(f"{pre}-blocked.csv", "blocked")
+    head = ["N", "matmulTileSync", "matmulTilePiped", "matmulBlockedSync",
+            "matmulBlockedPiped", "cuBLAS SGEMM (FP32)"]
+    out = []
+    for n in sorted(set(basic) | set(blocked)):
+        b, k = basic.get(n), blocked.get(n)
+        cublas = (b or k)["cublas_gflops"]
+        out.append([n] + [r[c] if r else "?" for r, c in (
+            (b, "sync_gflops"), (b, "piped_gflops"), (k, "sync_gflops"),
+            (k, "piped_gflops"))] + [cublas])
+    return head, out
+
+
+def residency_table(pre):
+    """piped/sync against resident blocks per SM (1, 2, natural): the
+    median over the processes and its range, per N."""
+    sizes = (1024, 2048, 4096)
+    head = ["blocks per SM"] + [f"{w} N={n}" for n in sizes
+                                for w in ("piped/sync", "min", "max")]
+    out = []
+    for setting in ("1", "2", "natural"):
+        paths = sorted(glob.glob(f"{pre}-residency-{setting}-*.csv"))
+        if not paths:
+            raise ValueError(f"{pre}-residency-{setting}-*.csv: none")
+        meta = litlib.read_stamped_csv(paths[0])[0]
+        line = [int(meta["basic_piped_blocks_per_sm"])]
+        for n in sizes:
+            r = [rows(p)[n]["piped_over_sync"] for p in paths]
+            line += [statistics.median(r), min(r), max(r)]
+        out.append(line)
+    return head, out
+
+
+def stages_table(pre):
+    """piped/sync and shared memory per block against the depth."""
+    data = litlib.read_stamped_csv(f"{pre}-exercise.csv")[1]
+    head = ["stages", "piped/sync at N=2048", "shared memory per block (B)"]
+    return head, [[r["stages"], r["piped_over_sync"], r["piped_smem_bytes"]]
+                  for r in sorted(data, key=lambda r: r["stages"])]
+
+
+TABLES = {"gflops": gflops_table, "residency": residency_table,
+          "stages": stages_table}
 
 PLACEHOLDER = (
-    '<svg xmlns="http://www.w3.org/2000/svg" width="720" height="120" '
-    'viewBox="0 0 720 120"><title>Not yet measured</title><desc>No GPU '
-    'evidence exists yet; run make evidence-gpu on a GPU of compute '
-    'capability 8.0 or newer.</desc><rect width="720" height="120" '
-    'fill="#f6f6f6" stroke="#bbbbbb"/><text x="360" y="65" '
-    'font-family="sans-serif" font-size="16" text-anchor="middle" '
-    'fill="#555555">Not yet measured: no GPU evidence (make evidence-gpu)'
-    '</text></svg>\n')
+    '<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="120" '
+    'viewBox="0 0 {w} 120"><rect width="{w}" height="120" fill="#f6f6f6" '
+    'stroke="#bbbbbb"/><text x="{x}" y="55" font-family="sans-serif" '
+    'font-size="14" text-anchor="middle" fill="#555555">Not yet measured: '
+    'no GPU evidence</text><text x="{x}" y="80" font-family="sans-serif" '
+    'font-size="14" text-anchor="middle" fill="#555555">(make '
+    'evidence-gpu)</text></svg>\n')
+
+
+def draw(name, values, gpu, out, narrow):
+    """Run gnuplot for one drawing, then restyle it; raises on failure."""
+    raw = out + ".raw"
+    cmd = [os.environ.get("GNUPLOT", "gnuplot"), "-e",
+           f"in='{values}'; out='{raw}'; gpu='{gpu}'; narrow={narrow}",
+           os.path.join(HERE, name + ".gp")]
+    try:
+        subprocess.run(cmd, check=True)
+        if svg_for_page.main(["svg_for_page", os.path.basename(
+                out)[:-4], raw, out]) != 0:
+            raise RuntimeError(f"svg_for_page failed on {raw}")
+    finally:
+        if os.path.exists(raw):
+            os.remove(raw)
 
 
 def main(argv):
-    """Draw the plot; returns the exit status."""
-    if len(argv) != 3:
+    """Write NAME's numbers and drawings; returns the exit status."""
+    if len(argv) != 3 or argv[0] not in TABLES:
         print(__doc__.splitlines()[2], file=sys.stderr)
         return 2
-    script, data, out = argv
-    if not os.path.exists(data):
-        print(f"plot: warning: no {data} (no GPU evidence yet); {out} is a "
+    name, pre, outdir = argv
+    wide = os.path.join(outdir, name + ".svg")
+    narrow = os.path.join(outdir, name + "-narrow.svg")
+    values = os.path.join(outdir, name + ".values.tsv")
+    try:
+        head, table = TABLES[name](pre)
+        meta = litlib.read_stamp(litlib.read_text(f"{pre}-run-sm_80.csv"))
+    except OSError as e:
+        print(f"plot: warning: {e} (no GPU evidence yet); {wide} is a "
               "placeholder", file=sys.stderr)
-        litlib.write_atomic(out, PLACEHOLDER)
+        for path, w in ((wide, 720), (narrow, 360)):
+            litlib.write_atomic(path, PLACEHOLDER.format(w=w, x=w // 2))
+        litlib.write_atomic(values, "")
         return 0
-    gpu = next((g for p in [data] + sorted(glob.glob(os.path.join(
-        os.path.dirname(data), "gpu-*-run-sm_80.csv")))
-        for g in [litlib.read_stamp(litlib.read_text(p)).get("gpu")] if g),
-        "?")
-    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    rc = subprocess.call([os.environ.get("GNUPLOT", "gnuplot"), "-e",
-                          f"in='{data}'; out='{out}.tmp'; gpu='{gpu}'",
-                          script])
-    if rc:
-        print(f"plot: gnuplot exited {rc}", file=sys.stderr)
+    except (KeyError, ValueError) as e:
+        print(f"plot: {pre}: {e}", file=sys.stderr)
         return 1
-    os.replace(out + ".tmp", out)
+    litlib.write_atomic(values, "".join(
+        "\t".join(str(c) for c in line) + "\n" for line in [head] + table))
+    try:
+        for path, is_narrow in ((wide, 0), (narrow, 1)):
+            draw(name, values, meta.get("gpu", "?"), path, is_narrow)
+    except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
+        print(f"plot: {name}: {e}", file=sys.stderr)
+        return 1
     return 0
 
 

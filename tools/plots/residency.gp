@@ -1,0 +1,37 @@
+# piped/sync of the lesson's pair against resident blocks per SM, one line
+# per N, with the range over the processes, from residency.values.tsv
+# (tools/plots/plot.py: blocks per SM, then median, min and max of
+# piped/sync for N = 1024, 2048 and 4096).
+# gnuplot -e "in='residency.values.tsv'; out='OUT.svg'; gpu='NVIDIA H200';
+#             narrow=0" tools/plots/residency.gp   (narrow: see gflops.gp)
+if (!exists("narrow")) narrow = 0
+if (narrow) {
+    set terminal svg size 360,440 dynamic font "sans,13" background "white"
+    set key below horizontal nobox
+    set xlabel "resident blocks per SM"
+    set ylabel "piped / sync"
+    set title sprintf("Residency, %s", gpu)
+    set lmargin 8
+    set rmargin 2
+} else {
+    set terminal svg size 720,420 dynamic font "sans,13" background "white"
+    set key bottom right box opaque
+    set xlabel "resident blocks per SM (--blocks-per-sm; the last is natural)"
+    set ylabel "piped / sync (median; below 1: pipeline faster)"
+    set title sprintf("The pipeline's gain against residency, %s", gpu)
+}
+set output out
+set datafile separator "\t"
+set termoption noenhanced
+set xrange [0.5:4.5]
+set xtics 1
+set yrange [0.6:1.05]
+set format y "%.2f"
+set grid ytics lc rgb "#dddddd"
+set arrow from 0.5,1 to 4.5,1 nohead dt 2 lc rgb "#888888"
+plot in every ::1 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.1 \
+       lc rgb "#d9541e" title "N = 1024", \
+     in every ::1 using 1:5:6:7 with yerrorlines lw 2 pt 5 ps 1.1 \
+       lc rgb "#1b6ac9" title "N = 2048", \
+     in every ::1 using 1:8:9:10 with yerrorlines lw 2 pt 9 ps 1.1 \
+       lc rgb "#1d8a5a" title "N = 4096"
