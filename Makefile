@@ -186,17 +186,20 @@ pitfalls-compile: deps $(BINS) build/$(REFUSED).cu ## no GPU: compile checks
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
 
 # ---- compile checks and compile evidence (no GPU) ---------------------------
-# Products in CHECK_DIR, one per stem ARCH-sSTAGES, compiled once; the
-# command (X.cmd) and the compiler's output are kept for the transcript.
-# The negative-control test points CHECK_CU (CHECK_DEPS, CHECK_DIR) at a
-# variant of the kernel file.
+# Products in CHECK_DIR, one per stem ARCH-sSTAGES (blocked-ARCH-sSTAGES
+# for the blocked pair's file), compiled once; the command (X.cmd) and the
+# compiler's output are kept for the transcript. The negative-control test
+# points CHECK_CU, CHECK_BLOCKED (their _DEPS, CHECK_DIR) at variants.
 CHECK_CU   ?= build/pipelined_gemm.cu
 CHECK_DEPS ?= build/clean/pipelined_gemm.cu build/clean/kernels.h
+CHECK_BLOCKED ?= build/blocked_gemm.cu
+CHECK_BLOCKED_DEPS ?= build/clean/blocked_gemm.cu build/clean/kernels.h
 CHECK_DIR  ?= build/checks/main
 CK := $(CHECK_DIR)
 PTX_ARCHES  := sm_75 sm_80 sm_90
 SASS_ARCHES := sm_80 sm_90
 DEPTHS      := 2 3 4 5
+BLOCKED_DEPTHS := 2 3 4
 TOO_DEEP    := 6
 # One stage of both tiles: (64*16 + 16*64) floats of 4 bytes.
 STAGE_BYTES := 8192
@@ -208,15 +211,22 @@ CK_NVCC  = tools/compile/run-nvcc.sh $1 -- $(NVCC) $(NVCC_NEEDS) $(NVCCFLAGS) \
 CK_TOOLS := tools/compile/checks.py tools/lit/litlib.py
 CK_SRC   := $(CHECK_DEPS) tools/compile/run-nvcc.sh | $(CHECK_CU) \
             build/kernels.h
-.PRECIOUS: $(CK)/%.ptx $(CK)/%.cubin $(CK)/%.sass
+.PRECIOUS: $(CK)/%.sass
 
-$(CK)/%.ptx: $(CK_SRC)
-	@$(NEED) $(NVCC) nvcc cuda
-	@$(call CK_NVCC,$@ $@.log,$*) -ptx $(CHECK_CU)
-
-$(CK)/%.cubin: $(CK_SRC)
-	@$(NEED) $(NVCC) nvcc cuda
-	@$(call CK_NVCC,$@ $(CK)/$*.ptxas.txt,$*) -cubin -Xptxas -v $(CHECK_CU)
+# The PTX and cubin rules of a file: $1 the products' prefix, $2 the file,
+# $3 the prerequisites (blocked-X matches both; make takes the shorter stem).
+define CK_RULES
+.PRECIOUS: $(CK)/$1%.ptx $(CK)/$1%.cubin
+$(CK)/$1%.ptx: $3
+	@$$(NEED) $$(NVCC) nvcc cuda
+	@$$(call CK_NVCC,$$@ $$@.log,$$*) -ptx $2
+$(CK)/$1%.cubin: $3
+	@$$(NEED) $$(NVCC) nvcc cuda
+	@$$(call CK_NVCC,$$@ $(CK)/$1$$*.ptxas.txt,$$*) -cubin -Xptxas -v $2
+endef
+$(eval $(call CK_RULES,,$(CHECK_CU),$(CK_SRC)))
+$(eval $(call CK_RULES,blocked-,$(CHECK_BLOCKED),$(CHECK_BLOCKED_DEPS) \
+  tools/compile/run-nvcc.sh | $(CHECK_BLOCKED) build/kernels.h))
 
 $(CK)/%.sass: $(CK)/%.cubin
 	@$(NEED) $(CUOBJDUMP) nvidia-cuda-cuobjdump pip
@@ -230,18 +240,20 @@ $(CK)/sm_80-s$(TOO_DEEP).refused: $(CK_SRC)
 	@$(call CK_NVCC,--expect-fail $@ $@.log,sm_80-s$(TOO_DEEP)) -cubin \
 	  $(CHECK_CU)
 
-$(CK)/sm80-check-s%.json: $(CK_TOOLS) $(PTX_ARCHES:%=$(CK)/%-s%.ptx) \
-    $(SASS_ARCHES:%=$(CK)/%-s%.sass)
+$(CK)/sm80-check-s%.json: $(CK_TOOLS) $(foreach u,/ /blocked-,\
+    $(PTX_ARCHES:%=$(CK)$(u)%-s%.ptx) $(SASS_ARCHES:%=$(CK)$(u)%-s%.sass))
 	@$(PY) -m tools.compile.checks sm80 --dir $(CK) --stages $* \
-	  --source $(CHECK_CU) --ptx $(PTX_ARCHES) --sass $(SASS_ARCHES) \
-	  --out $@ >/dev/null
+	  --source "$(CHECK_CU) $(CHECK_BLOCKED)" --ptx $(PTX_ARCHES) \
+	  --sass $(SASS_ARCHES) --blocked --out $@ >/dev/null
 
 $(CK)/stage-limits.json: $(CK_TOOLS) $(CK)/sm_80-s$(TOO_DEEP).refused \
-    $(foreach a,$(SASS_ARCHES),$(DEPTHS:%=$(CK)/$(a)-s%.cubin))
+    $(foreach a,$(SASS_ARCHES),$(DEPTHS:%=$(CK)/$(a)-s%.cubin) \
+      $(BLOCKED_DEPTHS:%=$(CK)/blocked-$(a)-s%.cubin)) | $(CHECK_BLOCKED)
 	@$(PY) -m tools.compile.checks stages --dir $(CK) --arch $(SASS_ARCHES) \
 	  --refused $(CK)/sm_80-s$(TOO_DEEP).refused --stages $(DEPTHS) \
-	  --refused-stages $(TOO_DEEP) --tile-bytes $(STAGE_BYTES) --out $@ \
-	  >/dev/null
+	  --refused-stages $(TOO_DEEP) --tile-bytes $(STAGE_BYTES) \
+	  --blocked-stages $(BLOCKED_DEPTHS) --blocked-source $(CHECK_BLOCKED) \
+	  --out $@ >/dev/null
 
 sm80-check: $(CK)/sm80-check-s$(STAGES).json ## no GPU: where the cp.async are
 	@cat $(CK)/sm80-check-s$(STAGES).txt
@@ -252,8 +264,9 @@ stage-limits: $(CK)/stage-limits.json ## no GPU: smem, STAGES=2..5; 6 refused
 ## evidence-compile: no GPU: write evidence/compile-nvcc-<version>.*
 evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
     build/source.sha256
-	@$(if $(filter build/pipelined_gemm.cu,$(CHECK_CU)),,echo \
-	  "evidence-compile: $(CHECK_CU) is not the lesson's program" >&2; exit 1)
+	@$(if $(filter build/pipelined_gemm.cu+build/blocked_gemm.cu,\
+	  $(CHECK_CU)+$(CHECK_BLOCKED)),,echo "evidence-compile: $(CHECK_CU)" \
+	  "$(CHECK_BLOCKED) are not the lesson's program" >&2; exit 1)
 	@$(NEED) $(NVCC) nvcc cuda
 	@$(PY) -m tools.compile.checks evidence --dir $(CK) --nvcc $(NVCC) \
 	  --cuobjdump $(CUOBJDUMP) --source-hash build/source.sha256

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from conftest import FIXTURES, REPO, make, run
+from tools.compile import checks
 from tools.lit import litlib
 
 CK = os.path.join(REPO, "build", "checks", "main")
@@ -42,23 +43,32 @@ def sm80(tmp_path, ptxs, sasses=()):
 
 
 def test_real_sm80_report():
-    """No cp.async at sm_75; at sm_80/90 every one in matmulTilePiped, with
-    the global-to-shared copy; LDGSTS in its SASS; fusion recorded."""
+    """No cp.async at sm_75; at sm_80/90 every one in a piped kernel, with
+    the global-to-shared copy; LDGSTS in their SASS, none in
+    matmulBlockedSync; fusion recorded; one K-slice's FFMA and LDS.128."""
     r = json.loads(litlib.read_text(os.path.join(CK, "sm80-check-s2.json")))
-    assert os.path.exists(os.path.join(CK, "sm_75-s2.ptx.cmd")), \
-        "nvcc exited 0 at sm_75 and its command is kept"
+    for u in ("", "blocked-"):
+        assert os.path.exists(os.path.join(CK, f"{u}sm_75-s2.ptx.cmd")), \
+            "nvcc exited 0 at sm_75 and its command is kept"
     s75 = r["ptx"]["sm_75"]
     assert s75["total"] == 0 and s75["grep_lines"] == 0
-    assert s75["piped"]["names"] and s75["sync"]["names"]
+    assert all(s75[k]["names"] for k in checks.KERNELS)
+    # (K, TM, TN): a thread's FFMA per K-slice K*TM*TN, LDS.128 K*(TM+TN)/4
+    shape = {"": (16, 4, 4), "blocked_": (16, 8, 8)}
     for arch in ("sm_80", "sm_90"):
         a, s = r["ptx"][arch], r["sass"][arch]
-        assert a["total"] == a["piped"]["total"] > 0
-        assert a["sync"]["total"] == 0 and a["outside"]["total"] == 0
-        assert a["piped"]["families"]["copy"] > 0
-        assert s["piped"]["LDGSTS"] > 0
-        assert isinstance(s["sync"]["LDGSTS"], int)
+        assert a["total"] == a["piped"]["total"] + a["blocked_piped"]["total"]
+        assert a["sync"]["total"] == a["blocked_sync"]["total"] == 0
+        assert a["outside"]["total"] == 0
         assert s["sync"]["LDG"] + s["sync"]["LDGSTS"] > 0
-    assert r["ok"] and not r["failures"]
+        assert s["blocked_sync"]["LDGSTS"] == 0 < s["blocked_sync"]["LDG"]
+        for pair, (k, tm, tn) in shape.items():
+            assert a[pair + "piped"]["families"]["copy"] > 0
+            assert s[pair + "piped"]["LDGSTS"] > 0
+            for role in (pair + "piped", pair + "sync"):
+                assert s[role]["FFMA"] == k * tm * tn, (arch, role)
+                assert s[role]["LDS128"] == k * (tm + tn) // 4, (arch, role)
+    assert r["ok"] and not r["failures"] and r["blocked"]
 
 
 def test_compiles_are_warning_free():
@@ -110,29 +120,38 @@ def test_sm80_fixtures(tmp_path, ptx, sass, rc, expect, want):
         assert node == value, path
 
 
-CALL = re.compile(r"cuda::memcpy_async\(\s*(&[^,;]+?),\s*(&[^,;]+?),\s*"
-                  r"cuda::aligned_size_t<16>\([^()]*\),\s*pipe\s*\);")
+# cuda::memcpy_async(dst, src, size, pipe) and __pipeline_memcpy_async(dst,
+# src, size), each a 16-byte copy: rewritten as a copy through registers.
+CALL = re.compile(r"(?:cuda::|__pipeline_)memcpy_async\(\s*([^,;]+?),\s*"
+                  r"([^,;]+?),\s*([^;]+?)\);")
 
 
-def test_negative_control_fails_through_make(tmp_path):
-    """The program with the piped fill rewritten through registers (the
-    pipeline calls kept): make sm80-check must fail, naming it."""
+@pytest.mark.parametrize("which,var,deps,kernel", [
+    ("pipelined", "CHECK_CU", "CHECK_DEPS", "matmulTilePiped"),
+    ("blocked", "CHECK_BLOCKED", "CHECK_BLOCKED_DEPS", "matmulBlockedPiped")])
+def test_negative_control_fails_through_make(tmp_path, which, var, deps,
+                                             kernel):
+    """One kernel file with its piped fill rewritten through registers (the
+    pipeline calls kept): make sm80-check must fail, naming that kernel
+    (and no other)."""
     src, n = CALL.subn(lambda m: f"*reinterpret_cast<float4*>({m[1]}) = "
-                       f"*reinterpret_cast<const float4*>({m[2]});",
-                       read("pipelined_gemm.cu", os.path.join(REPO, "build")))
-    assert n > 0 and "memcpy_async" not in src, "the program changed shape"
-    cu, d = tmp_path / "pipelined_gemm.cu", tmp_path / "checks"
+                       f"*reinterpret_cast<const float4*>({m[2]});" + "".join(
+                           f" (void)({x});" for x in m[3].split(",")), read(
+                           f"{which}_gemm.cu", os.path.join(REPO, "build")))
+    assert n >= 2 and "memcpy_async" not in src, "the program changed shape"
+    cu, d = tmp_path / f"{which}_gemm.cu", tmp_path / "checks"
     cu.write_text(src)
-    p = make(REPO, "sm80-check", f"CHECK_CU={cu}",
-             f"CHECK_DEPS={cu} build/clean/kernels.h", f"CHECK_DIR={d}")
+    p = make(REPO, "sm80-check", f"{var}={cu}", f"CHECK_DIR={d}",
+             f"{deps}={cu} build/clean/kernels.h")
     out = p.stdout + p.stderr
     assert p.returncode != 0, out[-2000:]
     assert (d / "sm_80-s2.ptx").exists() and "sm80-check: FAIL" in out, \
         "it compiled: the failure is the check's, not nvcc's"
     for arch in ("sm_80", "sm_90"):
-        assert (f"FAIL {arch} PTX: matmulTilePiped holds no global-to-shared"
+        assert (f"FAIL {arch} PTX: {kernel} holds no global-to-shared"
                 " cp.async") in out and "through registers" in out
-        assert f"FAIL {arch} SASS: matmulTilePiped holds no LDGSTS" in out
+        assert f"FAIL {arch} SASS: {kernel} holds no LDGSTS" in out
+    assert len(re.findall("FAIL", out)) == 4, out[-2000:]
     assert not (d / "sm80-check-s2.json").exists(), "no passing report left"
 
 
@@ -155,6 +174,17 @@ def test_real_stage_limits():
     assert r["refused"]["exit"] != 0
     assert "48 KiB" in (r["refused"]["static_assert"] or "")
     assert r["step_bytes"] == TILE + r["state_step_bytes"]
+    b = r["blocked"]   # one stage: 16 x (128 + 128) floats; 4 over 48 KiB
+    assert b["stage_bytes"] == 16384 and b["over_limit_from"] == 4
+    for arch in ("sm_80", "sm_90"):
+        rows = b["table"][arch]
+        assert sorted(rows) == ["2", "3", "4"]
+        for n, row in rows.items():
+            assert row["blocked_sync"]["smem_bytes"] == b["stage_bytes"]
+            assert row["blocked_piped"]["dynamic_bytes"] == int(n) * 16384
+            assert row["blocked_piped"]["smem_bytes"] == 0
+            assert row["blocked_piped"]["spill_bytes"] == 0
+            assert row["blocked_sync"]["spill_bytes"] == 0
 
 
 GOOD_SMEM = {2: 16424, 3: 24632, 4: 32840, 5: 41048}
@@ -181,3 +211,55 @@ def test_stage_limits_fixtures(tmp_path, smem, refused, rc, expect):
                  str(tmp_path / "refused"), "--arch", "sm_80", "--stages",
                  *map(str, smem), "--tile-bytes", str(TILE))
     assert p.returncode == rc and expect in p.stderr, p.stderr
+
+
+BLOCKED_SRC = "".join(f"constexpr int kBlocked{x} = {v};\n" for x, v in (
+    ("M", 128), ("N", 128), ("K", 16))) + checks.OPT_IN
+
+
+@pytest.mark.parametrize("depths,sync_smem,spill,src,expect", [
+    ((2, 3, 4), 16384, 0, BLOCKED_SRC, ""),
+    ((2, 3, 4), 16384, 8, BLOCKED_SRC, "spills 16 bytes"),
+    ((2, 3, 4), 16400, 0, BLOCKED_SRC, "not one stage (16384"),
+    ((2, 3, 4), 16384, 0, BLOCKED_SRC.replace("Max", ""), "never sets"),
+    ((2, 3), 16384, 0, BLOCKED_SRC, "nothing calls for dynamic")],
+    ids=["good", "spills", "sync-smem", "no-opt-in", "fits-static"])
+def test_blocked_stage_fixtures(depths, sync_smem, spill, src, expect):
+    """The blocked pair's stage is 4 K (M + N) bytes, matmulBlockedSync's
+    static shared memory; N stages dynamic, over 48 KiB from 4 on; a spill,
+    another sync size, no opt-in or no depth over 48 KiB each fail."""
+    def k(smem):
+        return {"smem_bytes": smem, "registers": 100,
+                "spill_store_bytes": spill, "spill_load_bytes": 0}
+    fails = []
+    r = checks.analyse_blocked({"sm_80": {n: {
+        "_Z18matmulBlockedPipedPKfS0_Pfi": k(0),
+        "_Z17matmulBlockedSyncPKfS0_Pfi": k(sync_smem)} for n in depths}},
+        src, fails.append)
+    assert all(expect in f for f in fails) and bool(fails) == bool(expect)
+    assert r["table"]["sm_80"]["3"]["blocked_piped"]["dynamic_bytes"] == \
+        49152
+    with pytest.raises(ValueError):
+        checks.blocked_stage_bytes(BLOCKED_SRC.replace("kBlockedK", "kK"))
+
+
+@pytest.mark.parametrize("ptx,sass,expect", [
+    ("good-sm_80.ptx", "good-sm_80.sass", ""),
+    ("bad-register-fill.ptx", "good-sm_80.sass",
+     "sm_80 PTX: matmulBlockedPiped holds no global-to-shared"),
+    ("bad-in-sync.ptx", "good-sm_80.sass", "matmulBlockedSync holds 2"),
+    ("good-sm_80.ptx", "fused.sass", "matmulBlockedSync holds 1 LDGSTS")],
+    ids=["good", "register-fill", "in-sync", "fused"])
+def test_sm80_blocked_fixtures(tmp_path, ptx, sass, expect):
+    """--blocked checks each kernel of the blocked pair (fixtures renamed)
+    beside a good lesson pair; ptxas fusing matmulBlockedSync fails."""
+    files = {"sm_80-s2.ptx": read("good-sm_80.ptx"),
+             "sm_80-s2.sass": read("good-sm_80.sass")}
+    files.update({f"blocked-{k}": read(f).replace("Tile", "Blocked")
+                  for k, f in (("sm_80-s2.ptx", ptx), ("sm_80-s2.sass", sass))})
+    p, r = check(tmp_path, "sm80", files, "--stages", "2", "--ptx", "sm_80",
+                 "--sass", "sm_80", "--blocked")
+    out = p.stdout + p.stderr
+    assert p.returncode == bool(expect) and expect in out, out
+    assert out.count("FAIL") == bool(expect) and r["ptx"]["sm_80"][
+        "blocked_piped"]["names"] == ["_Z15matmulBlockedPipedPKfS0_Pfi"]

@@ -2,9 +2,10 @@
 
 Usage (from the module's root):
   python3 -m tools.compile.checks sm80 --dir DIR --stages N --out F.json
-      [--ptx ARCH ...] [--sass ARCH ...] [--source FILE]
+      [--ptx ARCH ...] [--sass ARCH ...] [--source FILE] [--blocked]
   python3 -m tools.compile.checks stages --dir DIR --refused FILE --out F.json
       [--arch ARCH ...] [--stages N ...] [--tile-bytes B] [--refused-stages N]
+      [--blocked-stages N ... --blocked-source FILE]
   python3 -m tools.compile.checks evidence --dir DIR --source-hash FILE
       [--nvcc NVCC] [--cuobjdump PATH] [--out-dir evidence]
 
@@ -13,7 +14,9 @@ sm80 reads DIR/ARCH-sN.ptx (nvcc -ptx) and DIR/ARCH-sN.sass (cuobjdump
 every cp.async sits in a piped kernel (none in a sync kernel, none
 elsewhere), which holds a global-to-shared copy (the pipeline's own
 cp.async.mbarrier.arrive proves nothing); its SASS holds LDGSTS. It records
-each form per kernel and the LDGSTS ptxas put in the sync kernel (fusion).
+per kernel each form, FFMA and LDS.128, and any LDGSTS in matmulTileSync
+(fusion). --blocked: DIR/blocked-ARCH-sN.* too; no LDGSTS in
+matmulBlockedSync.
 
 stages reads DIR/ARCH-sN.ptxas.txt (nvcc -Xptxas -v) per depth and FILE,
 the refused compile's record ("exit=N", then the compiler's output), and
@@ -21,6 +24,10 @@ asserts: both kernels reported at every depth; the piped kernel grows by
 one constant step, --tile-bytes plus at most MAX_STATE_STEP bytes of
 pipeline state; every depth within LIMIT; the sync kernel constant; the
 refused depth stopped by the static_assert naming the 48 KiB ceiling.
+--blocked-stages: DIR/blocked-ARCH-sN.ptxas.txt too: no spills; one stage
+(4 kBlockedK (kBlockedM + kBlockedN) bytes, FILE's constants) is
+matmulBlockedSync's shared memory, N of them matmulBlockedPiped's dynamic
+one, over LIMIT at some depth, with FILE opting in (OPT_IN).
 
 evidence reads both checks' reports for the default build (STAGES=2), the
 ptxas -v reports, the commands (*.cmd) and the refused compile's log, runs
@@ -31,8 +38,7 @@ and its .facts.json (the counts, unrounded, for tools/lit/gather.py), both
 kept as they are when only their date and host would change. Exit 1 when
 an input is missing or records a failed check.
 
-Kernels are told apart by name: matmul...Piped and matmul...Sync, so a
-second kernel pair joins the checks as it is. Each check writes JSON to
+Kernels are told apart by their names (KERNELS). Each check writes JSON to
 --out and a summary to the .txt beside it (temporary names, renames) and
 to stdout. Exit: 0 all hold; 1 an assertion failed ("CHECK: FAIL ...");
 2 usage or unreadable input.
@@ -49,12 +55,15 @@ from collections import Counter
 
 from tools.lit import litlib
 
-PIPED, SYNC = "matmulTilePiped", "matmulTileSync"
-ROLE = re.compile(r"matmul\w*?(Piped|Sync)")
+KERNELS = {"piped": "matmulTilePiped", "sync": "matmulTileSync",
+           "blocked_piped": "matmulBlockedPiped",
+           "blocked_sync": "matmulBlockedSync"}
+TILE, BLOCKED = ("piped", "sync"), ("blocked_piped", "blocked_sync")
 FAMILIES = ("copy", "mbarrier_arrive", "commit_group", "wait_group",
             "wait_all", "other")
 MAX_STATE_STEP = 64
 LIMIT = 48 * 1024   # bytes of static shared memory a block may declare
+OPT_IN = "cudaFuncAttributeMaxDynamicSharedMemorySize"   # to go past LIMIT
 # A PTX function header (".visible .entry NAME(", ".func (.param..) NAME(").
 PTX_HEADER = re.compile(
     r"^\s*(?:\.(?:visible|extern|weak)\s+)*\.(entry|func)\b(.*)$")
@@ -73,15 +82,15 @@ PTXAS_USED = re.compile(r"ptxas info\s*: Used (\d+) registers(.*)$")
 
 
 def kernel_role(name):
-    """"piped", "sync" or "outside" for a (mangled) function name or None;
-    a name matching both roles counts as "outside"."""
-    roles = {m.lower() for m in ROLE.findall(name or "")}
-    return roles.pop() if len(roles) == 1 else "outside"
+    """The KERNELS key whose kernel a (mangled) function name or None
+    names, else "outside" (also for a name naming two)."""
+    roles = [r for r, k in KERNELS.items() if k in (name or "")]
+    return roles[0] if len(roles) == 1 else "outside"
 
 
 def by_role(per_function):
     """{function: value} regrouped as {role: [(function, value)]}."""
-    out = {"piped": [], "sync": [], "outside": []}
+    out = {r: [] for r in (*KERNELS, "outside")}
     for name, value in sorted(per_function.items()):
         out[kernel_role(name)].append((name, value))
     return out
@@ -220,100 +229,113 @@ def summarise(entries):
             "forms": dict(sorted(forms.items())), "total": sum(forms.values())}
 
 
-def check_ptx(arch, text, fail):
-    """The cp.async of one PTX file, counted and checked; fail(message)
-    for each finding. Returns the record stored in the JSON."""
+def check_ptx(arch, text, fail, want=TILE):
+    """The cp.async of one PTX file, counted and checked for the kernels
+    of roles want; fail(message) for each finding. Returns the record
+    stored in the JSON."""
     scan = ptx_count(text)
     roles = by_role(scan["functions"])
-    rec = {r: summarise(roles[r]) for r in ("piped", "sync")}
+    rec = {r: summarise(roles[r]) for r in want}
     out = summarise(roles["outside"] + [("", scan["outside"])])
     out["names"] = [n for n, f in roles["outside"] if f] + (
         ["(outside any function)"] if scan["outside"] else [])
     rec.update(outside=out, grep_lines=scan["grep_lines"],
-               total=sum(rec[r]["total"] for r in ("piped", "sync")) +
-               out["total"])
+               total=sum(rec[r]["total"] for r in want) + out["total"])
     mb = by_role(ptx_count(text, "mbarrier.")["functions"])
-    rec["mbarrier"] = {r: summarise(mb[r])["forms"] for r in ("piped", "sync")}
-    for role, name in (("piped", PIPED), ("sync", SYNC)):
+    rec["mbarrier"] = {r: summarise(mb[r])["forms"] for r in want}
+    for role in want:
         if not rec[role]["names"]:
-            fail(f"{arch} PTX: no function named like {name}; is this the "
-                 "lesson's program?")
+            fail(f"{arch} PTX: no function named like {KERNELS[role]}; is "
+                 "this the lesson's program?")
     if int(re.sub(r"\D", "", arch) or 0) < 80:
         if rec["total"]:
             where = "; ".join(f"{r}: {fmt_forms(rec[r]['forms'])}" for r in
-                              ("piped", "sync", "outside") if rec[r]["total"])
+                              (*want, "outside") if rec[r]["total"])
             fail(f"{arch} PTX: {rec['total']} cp.async instruction(s) where "
                  f"none can exist (cp.async needs sm_80): {where}")
         return rec
-    if rec["sync"]["total"]:
-        fail(f"{arch} PTX: matmulTileSync holds {rec['sync']['total']} "
-             f"cp.async ({fmt_forms(rec['sync']['forms'])}); its fill must "
-             "go through registers")
+    for role in (r for r in want if r.endswith("sync")):
+        if rec[role]["total"]:
+            fail(f"{arch} PTX: {KERNELS[role]} holds {rec[role]['total']} "
+                 f"cp.async ({fmt_forms(rec[role]['forms'])}); its fill must"
+                 " go through registers")
     if out["total"]:
-        fail(f"{arch} PTX: {out['total']} cp.async outside matmulTilePiped, "
+        fail(f"{arch} PTX: {out['total']} cp.async outside the kernels, "
              f"in {', '.join(out['names'])} ({fmt_forms(out['forms'])})")
-    if rec["piped"]["names"] and rec["piped"]["families"]["copy"] == 0:
-        fail(f"{arch} PTX: matmulTilePiped holds no global-to-shared "
-             "cp.async (cp.async.ca/.cg.shared.global), so its fill goes "
-             "through registers; found there: "
-             f"{fmt_forms(rec['piped']['forms']) or 'no cp.async at all'}")
+    for role in (r for r in want if r.endswith("piped")):
+        if rec[role]["names"] and rec[role]["families"]["copy"] == 0:
+            fail(f"{arch} PTX: {KERNELS[role]} holds no global-to-shared "
+                 "cp.async (cp.async.ca/.cg.shared.global), so its fill goes"
+                 " through registers; found there: "
+                 f"{fmt_forms(rec[role]['forms']) or 'no cp.async at all'}")
     return rec
 
 
-def check_sass(arch, text, fail):
-    """LDGSTS, LDG and STS per kernel of one SASS listing; fail(message)
-    for each finding. Returns {"piped": {...}, "sync": {...}}."""
+SASS_OPS = ("LDGSTS", "LDG", "STS")
+
+
+def check_sass(arch, text, fail, want=TILE):
+    """LDGSTS, LDG, STS (and their forms), FFMA and LDS.128 per kernel of
+    roles want in one SASS listing; fail(message) for each finding: a
+    piped kernel without LDGSTS, a blocked sync kernel with some.
+    Returns {role: {...}}."""
     scan = sass_opcodes(text)
     if scan["arch"] and scan["arch"] != arch:
         fail(f"{arch} SASS: the listing is for {scan['arch']}, not {arch}")
     roles, rec = by_role(scan["functions"]), {}
-    for role, name in (("piped", PIPED), ("sync", SYNC)):
-        r = {"names": [n for n, _ in roles[role]], "forms": Counter()}
-        for op in ("LDGSTS", "LDG", "STS"):
-            r[op] = sum(f["opcodes"].get(op, 0) for _, f in roles[role])
-        for _, f in roles[role]:
-            r["forms"].update({k: n for k, n in f["forms"].items()
-                               if k.split(".")[0] in ("LDGSTS", "LDG", "STS")})
-        r["forms"] = dict(sorted(r["forms"].items()))
-        rec[role] = r
+    for role in want:
+        forms = summarise([(n, f["forms"]) for n, f in roles[role]])["forms"]
+        ops = Counter()
+        for k, n in forms.items():
+            ops[k.split(".")[0]] += n
+        r = rec[role] = {op: ops[op] for op in SASS_OPS + ("FFMA",)}
+        r.update(names=[n for n, _ in roles[role]], LDS128=sum(
+            n for k, n in forms.items() if k in ("LDS.128", "LDS.U.128")),
+            forms={k: n for k, n in forms.items()
+                   if k.split(".")[0] in SASS_OPS})
         if not r["names"]:
-            fail(f"{arch} SASS: no function named like {name}")
-    if rec["piped"]["names"] and rec["piped"]["LDGSTS"] == 0:
-        fail(f"{arch} SASS: matmulTilePiped holds no LDGSTS, so no copy "
-             "bypasses the registers; its global/shared traffic is "
-             f"{fmt_forms(rec['piped']['forms']) or 'none'}")
+            fail(f"{arch} SASS: no function named like {KERNELS[role]}")
+        elif role.endswith("piped") and r["LDGSTS"] == 0:
+            fail(f"{arch} SASS: {KERNELS[role]} holds no LDGSTS, so no copy "
+                 "bypasses the registers; its global/shared traffic is "
+                 f"{fmt_forms(r['forms']) or 'none'}")
+        elif role == "blocked_sync" and r["LDGSTS"]:
+            fail(f"{arch} SASS: {KERNELS[role]} holds {r['LDGSTS']} LDGSTS: "
+                 "ptxas fused its fill, so the blocked pair compares "
+                 "nothing")
     return rec
 
 
 def sm80(a, fail):
     """The sm80 check of a's files: (result dict, summary lines)."""
-    res = {"source": a.source, "stages": a.stages, "ptx": {}, "sass": {}}
-    path = os.path.join(a.dir, "{}-s%d.{}" % a.stages)
+    res = {"source": a.source, "stages": a.stages, "ptx": {}, "sass": {},
+           "blocked": a.blocked}
+    want, units = (TILE + BLOCKED, ("", "blocked-")) if a.blocked else (
+        TILE, ("",))
+
+    def read(arch, ext):   # the lesson's file, then the blocked pair's
+        return "\n".join(litlib.read_text(os.path.join(
+            a.dir, f"{u}{arch}-s{a.stages}.{ext}")) for u in units)
     for arch in a.ptx:
-        res["ptx"][arch] = check_ptx(arch, litlib.read_text(
-            path.format(arch, "ptx")), fail)
+        res["ptx"][arch] = check_ptx(arch, read(arch, "ptx"), fail, want)
     for arch in a.sass:
-        res["sass"][arch] = check_sass(arch, litlib.read_text(
-            path.format(arch, "sass")), fail)
+        res["sass"][arch] = check_sass(arch, read(arch, "sass"), fail, want)
     lines = [f"sm80-check of {a.source} (STAGES={a.stages})"]
     for arch, rec in res["ptx"].items():
         lines.append(f"  PTX {arch}: {rec['total']} cp.async instruction(s) "
                      f"(lines containing 'cp.async': {rec['grep_lines']})")
-        lines += [f"    {r:7s} {rec[r]['total']:3d}  "
+        lines += [f"    {KERNELS.get(r, r):18s} {rec[r]['total']:3d}  "
                   f"{fmt_forms(rec[r]['forms']) or '-'}" for r in
-                  ("piped", "sync", "outside")
-                  if rec[r]["total"] or r != "outside"]
-        if rec["mbarrier"]["piped"]:
-            lines.append("    (piped also holds, not cp.async: "
-                         f"{fmt_forms(rec['mbarrier']['piped'])})")
+                  (*want, "outside") if rec[r]["total"] or r != "outside"]
+        lines += [f"    ({KERNELS[r]} also holds, not cp.async: "
+                  f"{fmt_forms(rec['mbarrier'][r])})" for r in want
+                  if rec["mbarrier"][r]]
     for arch, rec in res["sass"].items():
-        p, s = rec["piped"], rec["sync"]
-        lines.append(f"  SASS {arch}: matmulTilePiped LDGSTS={p['LDGSTS']} "
-                     f"LDG={p['LDG']} STS={p['STS']}; matmulTileSync "
-                     f"LDGSTS={s['LDGSTS']} LDG={s['LDG']} STS={s['STS']} "
-                     f"({'not fused' if s['LDGSTS'] == 0 else 'FUSED'})")
-        lines += [f"    {r:7s} {fmt_forms(rec[r]['forms']) or '-'}"
-                  for r in ("piped", "sync")]
+        lines.append(f"  SASS {arch}: matmulTileSync " + (
+            "FUSED" if rec["sync"]["LDGSTS"] else "not fused"))
+        lines += [f"    {KERNELS[r]:18s} " + " ".join(
+            f"{op}={rec[r][op]}" for op in SASS_OPS + ("FFMA", "LDS128"))
+            + f"  {fmt_forms(rec[r]['forms']) or '-'}" for r in want]
     return res, lines
 
 
@@ -334,10 +356,7 @@ def analyse_stages(reports, refused, tile, limit, fail):
                     fail(f"{arch} STAGES={n}: no ptxas report for the {role}"
                          " kernel")
                     continue
-                rows[n][role] = {"smem_bytes": ks[0]["smem_bytes"],
-                                 "registers": ks[0]["registers"],
-                                 "spill_bytes": ks[0]["spill_store_bytes"] +
-                                 ks[0]["spill_load_bytes"]}
+                rows[n][role] = usage(ks[0])
         piped = [(n, r["piped"]["smem_bytes"]) for n, r in rows.items()
                  if "piped" in r]
         for (n0, b0), (n1, b1) in zip(piped, piped[1:]):
@@ -379,17 +398,74 @@ def analyse_stages(reports, refused, tile, limit, fail):
                         "static_assert": ceiling[0] if ceiling else None}}
 
 
+def usage(k):
+    """The ptxas_report entry k as {"smem_bytes", "registers",
+    "spill_bytes"} (static shared memory per block, bytes; registers per
+    thread; spill stores plus loads, bytes)."""
+    return {"smem_bytes": k["smem_bytes"], "registers": k["registers"],
+            "spill_bytes": k["spill_store_bytes"] + k["spill_load_bytes"]}
+
+
+def blocked_stage_bytes(source):
+    """Bytes of one stage of the blocked pair, a kBlockedK x kBlockedM
+    slice of A and a kBlockedK x kBlockedN slice of B, floats of 4 bytes,
+    from the constexpr int constants in source (text); ValueError when
+    one is missing."""
+    c = dict(re.findall(r"constexpr\s+int\s+(kBlocked[KMN])\s*=\s*(\d+)\s*;",
+                        source))
+    if len(c) != 3:
+        raise ValueError("the blocked source lacks constexpr int kBlockedK, "
+                         "kBlockedM or kBlockedN")
+    k, m, n = (int(c["kBlocked" + x]) for x in "KMN")
+    return 4 * k * (m + n)
+
+
+def analyse_blocked(reports, source, fail):
+    """Check the blocked pair's ptxas reports ({arch: {depth: report}})
+    against source, its file's text; fail(message) for each finding;
+    ValueError from blocked_stage_bytes. Returns the result dict."""
+    table, over, stage = {}, set(), blocked_stage_bytes(source)
+    for arch, by_depth in reports.items():
+        table[arch] = {}
+        for n in sorted(by_depth):
+            ks = {kernel_role(f): usage(k) for f, k in by_depth[n].items()}
+            if not all(r in ks for r in BLOCKED):
+                fail(f"{arch} STAGES={n}: no ptxas report for the blocked pair")
+                continue
+            row = table[arch][str(n)] = {r: ks[r] for r in BLOCKED}
+            p, q = row.values()
+            p.update(dynamic_bytes=n * stage,
+                     total_bytes=n * stage + p["smem_bytes"])
+            over |= {n} if p["total_bytes"] > LIMIT else set()
+            if p["spill_bytes"] + q["spill_bytes"]:
+                fail(f"{arch} STAGES={n}: the blocked pair spills "
+                     f"{p['spill_bytes'] + q['spill_bytes']} bytes")
+            if q["smem_bytes"] != stage:
+                fail(f"{arch} STAGES={n}: matmulBlockedSync declares "
+                     f"{q['smem_bytes']} bytes of shared memory, not one "
+                     f"stage ({stage} from kBlockedK, kBlockedM, kBlockedN)")
+    if not over:
+        fail(f"matmulBlockedPiped fits the {LIMIT}-byte static ceiling at "
+             "every depth: nothing calls for dynamic shared memory")
+    elif OPT_IN not in source:
+        fail(f"matmulBlockedPiped needs more than {LIMIT} bytes from "
+             f"STAGES={min(over)} on, but its source never sets {OPT_IN}")
+    return {"stage_bytes": stage, "table": table,
+            "over_limit_from": min(over, default=None)}
+
+
 def stages(a, fail):
     """The stages check of a's files: (result dict, summary lines)."""
-    reports = {arch: {n: ptxas_report(litlib.read_text(os.path.join(
-        a.dir, f"{arch}-s{n}.ptxas.txt"))) for n in a.stages}
-        for arch in a.arch}
+    def reports(unit, depths):   # {arch: {depth: ptxas_report}}
+        return {arch: {n: ptxas_report(litlib.read_text(os.path.join(
+            a.dir, f"{unit}{arch}-s{n}.ptxas.txt"))) for n in depths}
+            for arch in a.arch}
     first, _, rest = litlib.read_text(a.refused).partition("\n")
     m = re.fullmatch(r"exit=(\d+)", first.strip())
     if not m:
         raise ValueError(f"{a.refused}: first line is not 'exit=N'")
-    res = analyse_stages(reports, (int(m.group(1)), rest), a.tile_bytes,
-                         LIMIT, fail)
+    res = analyse_stages(reports("", a.stages), (int(m.group(1)), rest),
+                         a.tile_bytes, LIMIT, fail)
     res["refused_stages"] = a.refused_stages
     lines = ["stage-limits: static shared memory per block (ptxas -v)"]
     for arch, rows in res["table"].items():
@@ -407,6 +483,23 @@ def stages(a, fail):
     lines.append(f"  STAGES={a.refused_stages} with -DALLOW_DEEP_PIPELINE: "
                  f"nvcc exit {res['refused']['exit']}: "
                  f"\"{res['refused']['static_assert']}\"")
+    if a.blocked_stages:
+        res["blocked"] = b = analyse_blocked(reports(
+            "blocked-", a.blocked_stages), litlib.read_text(
+                a.blocked_source), fail)
+        lines.append(f"  blocked pair: one stage = 4 x kBlockedK x (kBlockedM"
+                     f" + kBlockedN) = {b['stage_bytes']} B, dynamic")
+        for arch, rows in b["table"].items():
+            for n, (p, q) in ((n, r.values()) for n, r in rows.items()):
+                t = p["total_bytes"]
+                lines.append(
+                    f"  {arch} STAGES={n}: matmulBlockedPiped {p['registers']}"
+                    f" regs, {p['smem_bytes']} B static + {p['dynamic_bytes']}"
+                    " B dynamic" + (t > LIMIT and " (over 48 KiB: opt-in)" or
+                                    t == LIMIT and " (= the 48 KiB ceiling)"
+                                    or "") + f"; matmulBlockedSync "
+                    f"{q['registers']} regs, {q['smem_bytes']} B; spills "
+                    f"{p['spill_bytes'] + q['spill_bytes']} B")
     return res, lines
 
 
@@ -431,8 +524,9 @@ def facts_of(check, limits, release, full):
     for arch, rec in check["ptx"].items():
         a = arch.replace("_", "")
         facts[f"ptx.{a}.grep_lines"] = rec["grep_lines"]
-        for role in ("piped", "sync", "outside"):
-            facts[f"ptx.{a}.{role}.total"] = rec[role]["total"]
+        for role in (*KERNELS, "outside"):
+            if role in rec:
+                facts[f"ptx.{a}.{role}.total"] = rec[role]["total"]
         if int(a[2:]) >= 80:
             for fam, n in rec["piped"]["families"].items():
                 facts[f"ptx.{a}.piped.{fam}"] = n
@@ -443,19 +537,27 @@ def facts_of(check, limits, release, full):
             facts.update({f"ptx.{a}.piped.mbarrier.{o}": n
                           for o, n in ops.items()})
     for arch, rec in check["sass"].items():
-        for role in ("piped", "sync"):
-            for op in ("LDGSTS", "LDG", "STS"):
+        for role in (r for r in KERNELS if r in rec):
+            for op in SASS_OPS + ("FFMA", "LDS128"):
                 facts[f"sass.{arch.replace('_', '')}.{role}.{op.lower()}"] = \
                     rec[role][op]
+    blocked = limits.get("blocked")
     spill = 0
-    for arch, rows in limits["table"].items():
-        for n, row in rows.items():
-            for role, key in (("piped", f"s{n}.piped"), ("sync", "sync")):
-                if role == "piped" or int(n) == STAGES:
-                    base = f"ptxas.{arch.replace('_', '')}.{key}"
-                    facts[base + ".smem"] = row[role]["smem_bytes"]
-                    facts[base + ".registers"] = row[role]["registers"]
-                spill += row[role]["spill_bytes"]
+    for table, (piped, sync) in [(limits["table"], TILE)] + (
+            [(blocked["table"], BLOCKED)] if blocked else []):
+        for arch, rows in table.items():
+            for n, row in rows.items():
+                for role, key in ((piped, f"s{n}.{piped}"), (sync, sync)):
+                    if role == piped or int(n) == STAGES:
+                        base = f"ptxas.{arch.replace('_', '')}.{key}"
+                        facts[base + ".smem"] = row[role]["smem_bytes"]
+                        facts[base + ".registers"] = row[role]["registers"]
+                    spill += row[role]["spill_bytes"]
+                if "dynamic_bytes" in row[piped]:
+                    facts[f"stages.blocked.s{n}.dynamic_bytes"] = \
+                        row[piped]["dynamic_bytes"]
+    if blocked:
+        facts["stages.blocked.stage_bytes"] = blocked["stage_bytes"]
     facts["ptxas.spill_bytes"] = spill
     facts["stages.step_bytes"] = limits["step_bytes"]
     facts["stages.state_step_bytes"] = limits["state_step_bytes"]
@@ -469,7 +571,10 @@ def build(a):
     check, check_text = report(d, f"sm80-check-s{STAGES}")
     limits, limits_text = report(d, "stage-limits")
     sass = sorted(limits["table"])
-    depths = sorted(map(int, limits["table"][sass[0]]))
+    units = [("", limits["table"])] + ([("blocked-", limits["blocked"][
+        "table"])] if limits.get("blocked") else [])
+    units = [(u, sorted(map(int, t[sass[0]]))) for u, t in units]
+    both = ("", "blocked-") if check.get("blocked") else ("",)
     refused = limits["refused_stages"]
     version = litlib.run_version(a.nvcc).strip()
     release, full = litlib.nvcc_version(version)
@@ -490,17 +595,19 @@ def build(a):
         except OSError as e:
             L.append(f"cuobjdump: (not run: {e})")
     L += ["", "== Commands (each output under a temporary name, renamed) =="]
-    for name in ([f"{x}-s{STAGES}.ptx" for x in check["ptx"]]
-                 + [f"{x}-s{n}.cubin" for x in sass for n in depths]
-                 + [f"{x}-s{STAGES}.sass" for x in check["sass"]]
+    for name in ([f"{u}{x}-s{STAGES}.ptx" for u in both for x in check["ptx"]]
+                 + [f"{u}{x}-s{n}.cubin" for u, ns in units for x in sass
+                    for n in ns]
+                 + [f"{u}{x}-s{STAGES}.sass" for u in both
+                    for x in check["sass"]]
                  + [f"sm_80-s{refused}.refused"]):
         L.append("$ " + litlib.read_text(os.path.join(d, name + ".cmd"))
                  .strip())
     L += ["", "== The checks' reports ==", check_text + limits_text,
           "== ptxas -v, verbatim (without 'Compile time') =="]
-    for x in sass:
-        for n in depths:
-            path = os.path.join(d, f"{x}-s{n}.ptxas.txt")
+    for u, ns in units:
+        for x, n in ((x, n) for x in sass for n in ns):
+            path = os.path.join(d, f"{u}{x}-s{n}.ptxas.txt")
             L += [f"-- {path}"] + ["   " + line for line in
                                    litlib.read_text(path).splitlines()
                                    if "Compile time" not in line]
@@ -558,12 +665,15 @@ def main(argv=None):
     p.add_argument("--ptx", nargs="*", default=["sm_75", "sm_80", "sm_90"])
     p.add_argument("--sass", nargs="*", default=["sm_80", "sm_90"])
     p.add_argument("--source", default="?")
+    p.add_argument("--blocked", action="store_true")
     s = sub.add_parser("stages")
     s.add_argument("--refused", required=True)
     s.add_argument("--refused-stages", type=int, default=6)
     s.add_argument("--arch", nargs="*", default=["sm_80", "sm_90"])
     s.add_argument("--stages", nargs="*", type=int, default=[2, 3, 4, 5])
     s.add_argument("--tile-bytes", type=int, default=8192)
+    s.add_argument("--blocked-stages", nargs="*", type=int, default=[])
+    s.add_argument("--blocked-source")
     e = sub.add_parser("evidence")
     e.add_argument("--nvcc", default="nvcc")
     e.add_argument("--cuobjdump")
@@ -574,6 +684,8 @@ def main(argv=None):
     for q in (p, s):
         q.add_argument("--out", required=True)
     a = ap.parse_args(argv)
+    if a.check == "stages" and a.blocked_stages and not a.blocked_source:
+        ap.error("--blocked-stages needs --blocked-source")
     if a.check == "evidence":
         return evidence(a)
     name = {"sm80": "sm80-check", "stages": "stage-limits"}[a.check]
