@@ -91,6 +91,12 @@ def derive(facts, evidence):
         ["ptxas.sm80.s2.piped.registers"], blocks_per_sm_cc80)
     put("occupancy.sm80.sync.blocks_per_sm",
         ["ptxas.sm80.sync.registers"], blocks_per_sm_cc80)
+    put("clock.range_mhz", ["clock.min_mhz", "clock.max_mhz"],
+        lambda lo, hi: f"{lo:.0f}" if lo == hi else f"{lo:.0f}–{hi:.0f}")
+    for n in (1024, 2048, 4096):
+        put(f"residency.{n}.sync_slowdown", [f"residency.1.{n}.sync_ms",
+                                             f"residency.natural.{n}.sync_ms"],
+            lambda one, nat: one / nat)
     for n in (2048, 4096):
         put(f"run.footprint.{n}.mib", ["gpu.l2_mib"],
             lambda l2, n=n: 3 * n * n * 4 / 2**20)

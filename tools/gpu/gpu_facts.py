@@ -161,12 +161,14 @@ def residency_facts(pre, facts):
     for setting in ("1", "2", "natural", "4"):
         paths = sorted(glob.glob(f"{pre}-residency-{setting}-*.csv"))
         for n in (1024, 2048, 4096):
-            ratios = repeated(paths, n, "piped_over_sync",
-                              f"{pre}-residency-{setting}")
             b = f"residency.{setting}.{n}"
-            facts[b + ".ratio"] = statistics.median(ratios)
-            facts[b + ".ratio_min"] = min(ratios)
-            facts[b + ".ratio_max"] = max(ratios)
+            for col, name in (("piped_over_sync", "ratio"),
+                              ("sync_ms_median", "sync_ms")):
+                got = repeated(paths, n, col, f"{pre}-residency-{setting}")
+                facts[f"{b}.{name}"] = statistics.median(got)
+                if name == "ratio":
+                    facts[b + ".ratio_min"] = min(got)
+                    facts[b + ".ratio_max"] = max(got)
         meta = read(paths[0], True)[0]
         facts[f"residency.{setting}.blocks_per_sm"] = litlib.number(
             meta["basic_piped_blocks_per_sm"])
