@@ -136,19 +136,26 @@ def derive(facts, evidence):
                                                "jit_equivalent")]
         + [f"sass.sm{a}.sync.ldgsts" for a in (80, 90)]),
         lambda *n: "fused" if max(n) > 0 else "not fused")
-    put("verdict.stages",
-        [f"exercise.stages{s}.ratio" for s in (2, 3, 4)] + SPREAD,
-        stages_verdict)
+    depths = [f"stages.{d}.2048.ratio{e}" for d in (2, 3, 4)
+              for e in ("", "_min", "_max")]
+    put("verdict.stages", depths,
+        lambda *v: stages_verdict(v[0], v[3], v[6], 0.0, max(
+            v[i + 2] - v[i + 1] for i in (0, 3, 6))))
     sizes = (1024, 2048, 4096)
     put("verdict.residency",
         [f"residency.{b}.{n}.ratio_{e}" for n in sizes
          for b, e in (("1", "max"), ("natural", "min"))] + SPREAD,
         residency_verdict)
+    pairs = [f"{m}.{b}.{n}.ratio_{e}" for b in ("1", "2", "natural")
+             for n in (2048, 4096)
+             for m, e in (("mechanism", "max"), ("residency", "min"))]
+    put("verdict.mechanism", pairs, lambda *v: band(
+        [v[i + 1] - v[i] for i in range(0, len(v), 2)], 1e-12, 1e9))
     arrives = ("pipeline", "pipeline_wait_all", "barrier_async_arrive")
     plain = ("barrier_wait_then_arrive", "solution")
     put("verdict.synccheck",
         [f"synccheck.{k}.reports" for k in arrives + plain],
         lambda *r: held(all(r[:len(arrives)]) and not any(r[len(arrives):])))
-    put("verdict.blocked_target", ["blocked.spread.pct_min"],
+    put("verdict.blocked_target", ["blocked.spread.4096.pct_min"],
         lambda pct: held(pct >= BLOCKED_TARGET))
     return out
