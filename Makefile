@@ -12,6 +12,9 @@ STAGES    ?= 2
 NVCCFLAGS ?= -O3 -lineinfo
 CFLAGS    ?= -O3 -Wall -Wextra -Wpedantic
 RUN_ARGS  ?=
+# make exercise-check checks student (your chunk) or solution (the page's);
+# ALLOW_DEEP_PIPELINE=1 builds past the exercise's 4 stages.
+EXERCISE  ?= student
 JOBS      ?= 4
 # The system Python, with Debian's python3-pygments and python3-pytest.
 PYTHON    ?= $(or $(wildcard /usr/bin/python3),python3)
@@ -30,7 +33,8 @@ export NVCC CUDA_HOME PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY \
        CHROMIUM CHROMEDRIVER
 
 # ---- flags the program needs: added where used, never a user's to replace ---
-NVCC_NEEDS := -std=c++17
+NVCC_NEEDS := -std=c++17 $(if $(filter 1,$(ALLOW_DEEP_PIPELINE)),\
+              -DALLOW_DEEP_PIPELINE)
 CC_NEEDS   := -std=c11 -fopenmp
 # What make check compiles, it compiles with every warning an error.
 WERROR     := -Werror all-warnings
@@ -76,8 +80,8 @@ BIN    := $(OBJDIR)/pipelined_gemm
 BINS   := $(KERNELS:%=$(OBJDIR)/%) $(BLOCKED_KERNELS:%=$(OBJDIR)/%)
 
 .PHONY: all deps setup tangle build build-all run site facts plots sm80-check \
-        stage-limits evidence-compile exercise evidence-gpu pitfalls \
-        pitfalls-compile check clean help
+        stage-limits evidence-compile exercise exercise-check evidence-gpu \
+        pitfalls pitfalls-compile check clean help
 all: deps tangle build site ## tangle, build the program, weave the page
 
 help: ## list the targets a user types
@@ -173,6 +177,13 @@ run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
 
 exercise: deps tangle ## GPU: STAGES=2,3,4 at N=2048, the exercise's table
 	@$(PY) -m tools.gpu.exercise --arch $(ARCH)
+
+## exercise-check: check the exercise's part 2: your chunk in day74.nw
+exercise-check: deps build/kernels.h \
+    $(filter $(ROOTS:%=build/%),build/exercises/$(EXERCISE).cu)
+	@$(PY) -m tools.gpu.exercise_check --exercise '$(EXERCISE)' --arch $(ARCH) \
+	  --stages $(STAGES) --nvccflags '$(NVCC_NEEDS) $(NVCCFLAGS) $(if $(filter \
+	  solution,$(EXERCISE)),$(WERROR))'
 
 evidence-gpu: deps tangle ## GPU: re-measure everything the page shows
 	@tools/gpu/evidence-gpu.sh evidence; rc=$$?; \
@@ -312,7 +323,7 @@ site/downloads/source_hash.h: build/source_hash.h
 
 # ---- make check: every test that needs no GPU, all listed here --------------
 CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
-          tangle-test robust-test
+          tangle-test robust-test exercise-check-solution
 check: deps ## run every test that needs no GPU (JOBS at a time)
 	@$(MAKE) --no-print-directory -Otarget -j$(JOBS) $(CHECKS)
 	@echo "make check: all passed: $(CHECKS)"
@@ -347,6 +358,11 @@ page-test: site ## the page: round trip, browser, tidy, awkward input, fuzz
 
 tangle-test: $(BIN) ## tangle, rebuild in a scratch copy; no-GPU exit codes
 	@$(TEST) tests/test_tangle.py --bin $(BIN)
+
+# The page's solution through make exercise-check (no GPU), then its tests.
+exercise-check-solution: $(OBJDIR)/exercises/solution $(BIN)
+	@$(MAKE) --no-print-directory exercise-check EXERCISE=solution
+	@$(TEST) tests/test_exercise.py
 
 robust-test: ## interrupted, full-disk, read-only, parallel, missing tools
 	@$(TEST) tests/test_robust.py
