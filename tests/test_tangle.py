@@ -3,7 +3,9 @@ the module seeded with the real build (timestamps kept), so the real
 build/ is never touched and nothing up to date is rebuilt; make where
 users break it (issue 13: folder names, environment, compilers, clean
 with other goals, CR line ends, make -q, stale evidence, a fresh Debian);
-and the program's exit codes on a machine without a GPU."""
+weave.sh and tangle.sh on awkward prose (quoted chunk uses, empty chunks,
+shell variables, <<) from any folder; and the program's exit codes on a
+machine without a GPU."""
 
 import os
 import pathlib
@@ -15,7 +17,7 @@ import time
 
 import pytest
 
-from conftest import REPO, checkout, make, run
+from conftest import FIXTURES, REPO, checkout, make, run
 
 PROGRAM = ["pipelined_gemm.cu", "blocked_gemm.cu", "kernels.h", "harness.h",
            "harness.c", "main.c"]
@@ -87,20 +89,6 @@ def same(before, after, mtimes=True):
         assert after[rel][0] == data, f"{rel} changed its content"
         if mtimes:
             assert after[rel][1] == mtime, f"{rel} was rewritten"
-
-
-@pytest.mark.parametrize("src,extra", [
-    ("build/harness.c", []),
-    ("build/main.c", ["-I{cuda}/include", '-DDAY74_BUILD_ARCH="sm_80"'])])
-def test_c_compiles_without_warnings(scratch, src, extra):
-    """The C sources compile with -Wall -Wextra -Wpedantic -Werror,
-    silently."""
-    cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
-    p = run([os.environ.get("CC", "cc"), "-std=c11", "-O3", "-Wall",
-             "-Wextra", "-Wpedantic", "-Werror", "-fopenmp", "-Ibuild",
-             *[e.format(cuda=cuda) for e in extra], "-c", src, "-o",
-             "/dev/null"], cwd=scratch)
-    assert p.returncode == 0 and not p.stderr.strip(), p.stderr
 
 
 def new_paragraph(t):
@@ -282,11 +270,12 @@ def test_environment_and_values(scratch, env, arg):
 @pytest.mark.parametrize("cc,omp", [("clang", "libomp"), ("gcc", "libgomp"),
                                     ("clang -O1", "libomp")])
 def test_c_compilers(scratch, cc, omp):
-    """make CC=... build compiles the host code with that compiler and
-    links with its OpenMP runtime; the program runs."""
+    """make CC=... build compiles the host code with that compiler, with no
+    warning, and links with its OpenMP runtime; the program runs."""
     if not shutil.which(cc.split()[0]):
         pytest.skip(f"no {cc} here")
-    p = make(scratch, "build", f"CC={cc}")
+    p = make(scratch, "build", f"CC={cc}",
+             "CFLAGS=-O3 -Wall -Wextra -Wpedantic -Werror")
     assert p.returncode == 0 and f"\n{cc} -O3" in p.stdout, p.stderr
     assert run([os.path.join(scratch, BIN), "--help"]).returncode == 0
     assert omp in run(["ldd", os.path.join(scratch, BIN)]).stdout
@@ -352,17 +341,17 @@ def test_fresh_debian():
                    "--clear-groups"]] * (os.geteuid() == 0)
     ds = [seeded(tempfile.mkdtemp(prefix="day74 fresh "), deps=False)
           for _ in who]
+    no_tool = run(["tools/compile/find-tool.sh", "cuobjdump"], env={
+        **env, "CUDA_HOME": os.path.dirname(os.path.dirname(NVCC))})
     try:
         runs = []
         for u, d in zip(who, ds):
             os.chmod(d, 0o755)
             assert not u or run(["chown", "-R", "65534", d]).returncode == 0
-            runs.append(subprocess.Popen(
-                u + ["make", "all", "check", "CHECKS=compile-test"], cwd=d,
-                env={**env, "HOME": d}, text=True, stderr=subprocess.PIPE,
-                stdout=subprocess.DEVNULL))
-        no_tool = run(["tools/compile/find-tool.sh", "cuobjdump"], env={
-            **env, "CUDA_HOME": os.path.dirname(os.path.dirname(NVCC))})
+            runs.append(subprocess.Popen(u + [
+                "make", "all", "check", "CHECKS=compile-test" * bool(
+                    no_tool.returncode)], cwd=d, env={**env, "HOME": d},
+                text=True, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL))
         for u, p, d in zip(who, runs, ds):
             err = p.communicate(timeout=300)[1]
             assert p.returncode == 0 and differ(d, PAGE[:1]) == [], (u, err)
@@ -372,6 +361,108 @@ def test_fresh_debian():
     finally:
         for d in ds:
             shutil.rmtree(d, ignore_errors=True)
+
+
+# ---- weave.sh and tangle.sh on awkward prose, from any folder -------------
+FACTS = os.path.join(FIXTURES, "weave", "facts-empty.json")
+DOC = """---
+title: Awkward prose
+---
+
+Quoted: [[f(<<tile shape>>, 2)]] and [[g(x)]], [[<<a.c>>]] and
+[[`t` <<tile shape>>]], all in one paragraph.
+
+Shell: export PATH=$CUDA_HOME/bin:$PATH; ${HOME}/bin:${PATH};
+$LD_LIBRARY_PATH:$X. Math stays math: $N/64$ and $x^2$.
+
+![a figure](fig.svg)
+
+<<tile shape>>=
+@
+
+<<a.c>>=
+int x;
+<<tile shape>>
+@
+
+<<tile shape>>=
+@
+"""
+USE = '<a class="nwuse" data-chunk="{0}" href="#nw-{1}">⟨{0}⟩</a>'
+TILE = USE.format("tile shape", "tile-shape")
+PAGE_HAS = [  # what the page must hold, exactly
+    f"<code>f({TILE}, 2)</code>", "<code>g(x)</code>", f"<code>`t` {TILE}",
+    "<code>" + USE.format("a.c", "a-c") + "</code>",
+    "export PATH=$CUDA_HOME/bin:$PATH;", "${HOME}/bin:${PATH};",
+    "$LD_LIBRARY_PATH:$X.", 'encoding="application/x-tex">N/64<',
+    'encoding="application/x-tex">x^2<', 'src="data:image/svg+xml']
+LINES = DOC.split("\n")
+EMPTY = [i + 1 for i, l in enumerate(LINES) if l == "<<tile shape>>="]
+NAMES = ["plain", "a b", "sh'\"$&;|*?()`<x>\\t\\", "url#x%20y?a=b&c=:d",
+         "ünï çødé ✓"]
+
+
+def tool(d, name, *args):
+    """Run tools/lit/NAME of the copy in folder d."""
+    return run([os.path.join(d, "tools", "lit", name), *map(str, args)])
+
+
+def lay_out(d, text):
+    """Folder d (made) with tools/lit, site/, fig.svg and `a doc.nw`
+    holding text; returns the source's path."""
+    shutil.copytree(os.path.join(REPO, "tools", "lit"), d / "tools" / "lit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(REPO, "site"), d / "site",
+                    ignore=shutil.ignore_patterns("index.html", "downloads"))
+    (d / "fig.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" '
+                               'width="4" height="4"/>\n')
+    (d / "a doc.nw").write_text(text)
+    return d / "a doc.nw"
+
+
+def test_folder_names(tmp_path):
+    """From a folder of any name: the page holds every awkward case
+    rendered right, the empty chunks are warned with their lines, #line
+    names the source, and page and tangle are the same for every name."""
+    first = None
+    for name in NAMES:
+        src = lay_out(tmp_path / name, DOC)
+        out = src.parent / "out dir"
+        out.mkdir()
+        p = tool(src.parent, "weave.sh", src, FACTS, out / "page.html")
+        assert p.returncode == 0, p.stderr
+        page = (out / "page.html").read_text()
+        assert [h for h in PAGE_HAS if h not in page] == [], name
+        assert not re.search("``|[^>]⟨tile shape⟩|⟨tile shape⟩[^<]", page)
+        assert [n for n in EMPTY if f"{src}:{n}: chunk <<tile shape>> is "
+                "empty" not in p.stderr] == [], p.stderr
+        for opt, rel in (["-L"], "a.c"), ([], "clean.c"):
+            t = tool(src.parent, "tangle.sh", *opt, src, "a.c", out / rel)
+            assert t.returncode == 0, t.stderr
+        quoted = str(src).replace("\\", "\\\\").replace('"', '\\"')
+        assert (out / "a.c").read_text().startswith('#line %d "%s"\n' % (
+            LINES.index("<<a.c>>=") + 2, quoted))
+        assert (out / "clean.c").read_text() == "int x;\n\n"
+        first = first or page
+        assert page == first, f"{name}: the page differs"
+
+
+@pytest.mark.parametrize("prose", [
+    "shift x << 2 here", "launch `k<<<g, b>>>(x)` so", "std::cout << x;"])
+def test_shift_in_prose(tmp_path, prose):
+    """<< in prose fails weave and tangle, naming the line and saying to
+    write @<<; the @<< form weaves."""
+    text = "Intro.\n\nSome %s.\n\n<<a.c>>=\nint x;\n@\n" % prose
+    src = lay_out(tmp_path, text)
+    for args in (["weave.sh", src, FACTS, tmp_path / "p.html"],
+                 ["tangle.sh", "--roots", src, "a.c"]):
+        p = tool(tmp_path, *args)
+        assert p.returncode == 1 and f"{src}:3: unescaped <<" in p.stderr
+        assert "write << as @<<" in p.stderr, p.stderr
+    src.write_text(text.replace("<<", "@<<", 1))
+    assert tool(tmp_path, "weave.sh", src, FACTS,
+                tmp_path / "p.html").returncode == 0
+    assert "&lt;&lt;" in pathlib.Path(tmp_path, "p.html").read_text()
 
 
 # ---- the program without a GPU: usage errors and --help before any device
