@@ -285,13 +285,14 @@ def test_clean_with_other_goals(tmp_path):
     """clean with other goals under -j gives what they give one after
     another: the real build's page and tangles (and a program), or none."""
     d = seeded(str(tmp_path / "j"))
-    for args in (["-j4", "clean", "tangle", "site"], ["-j3", "site", "clean"],
-                 ["-j2", "clean", "all"]):
+    for args in (["-j4", "clean", "tangle", "site"], ["-j2", "clean", "all"],
+                 ["-j3", "site", "clean"]):
         assert make(d, *args).returncode == 0, args
         assert (differ(d) == []) if args[-1] != "clean" else not [
             f for f in ("build", "site/index.html") if os.path.exists(
                 os.path.join(d, f))], args
-    assert run([os.path.join(d, BIN), "--help"]).returncode == 0
+        assert args[-1] != "all" or run([os.path.join(d, BIN), "--help"]
+                                        ).returncode == 0
 
 
 @pytest.mark.parametrize("convert", [
