@@ -16,6 +16,9 @@ THREADS = 256
 SPREAD = ["spread.2048.ratio_min", "spread.2048.ratio_max"]
 
 
+FMA_PER_WAVEFRONT = 0.25  # 1 shared wavefront per 4 FMA instructions
+
+
 def band(values, lo, hi):
     """held when every value lies in [lo, hi], failed when none does,
     inconclusive otherwise. values: numbers (unrounded)."""
@@ -113,6 +116,23 @@ def derive(facts, evidence):
             put(f"{b}{k}.active_share", [f"{b}{k}.cycles",
                                          f"{b}{k}.elapsed_cycles"],
                 lambda a, e: a / e)
+
+    # Wavefronts per 128-bit shared load, and the FMAs per such load at which
+    # the shared-memory pipe (one wavefront per cycle) keeps pace with the FMA
+    # pipe (4 warp instructions per cycle): wavefronts / (1/4).
+    put("ncu.basic.sync.wavefronts_per_lds", ["ncu.basic.sync.wavefronts",
+                                              "ncu.basic.sync.op.lds"],
+        lambda w, lds: w / lds)
+    put("ncu.basic.ffma_per_lds_needed", ["ncu.basic.sync.wavefronts_per_lds"],
+        lambda w: w / FMA_PER_WAVEFRONT)
+    # FP32 peak: SMs x FP32 FMA lanes per SM x 2 FLOP x clock (Programming
+    # Guide, arithmetic instruction throughput: 128 lanes at CC 9.0).
+    put("gpu.fp32_peak_tflops", ["gpu.sm_count", "gpu.max_sm_clock_mhz"],
+        lambda sms, mhz: sms * 128 * 2 * mhz / 1e6)
+    for k in ("cublas", "piped"):
+        put(f"blocked.4096.{k}_pct_peak", [f"blocked.4096.{k}_gflops",
+                                           "gpu.fp32_peak_tflops"],
+            lambda g, peak: g / 10 / peak)
 
     kinds = {e.meta["kind"] for e in evidence}
     out["page.evidence"] = (
