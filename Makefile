@@ -3,15 +3,38 @@
 # targets. Everything under build/ (and site/index.html) is generated.
 
 # ---- what a user may set ----------------------------------------------------
-NVCC      ?= $(strip $(or $(shell command -v nvcc 2>/dev/null),\
-               $(wildcard /usr/local/cuda/bin/nvcc),nvcc))
-CUDA_HOME ?= $(strip $(or $(patsubst %/bin/nvcc,%,$(realpath \
-               $(shell command -v $(NVCC) 2>/dev/null))),/usr/local/cuda))
+# Only on the command line (make ARCH=sm_90): these, and nvcc's variables,
+# are ignored, with a note, when they come from the environment (ARCH=x86_64
+# set for other builds), so a user's environment never changes the build.
+USER_VARS := NVCC ARCH STAGES CC CFLAGS NVCCFLAGS NVCCFLAGS_EXTRA LDFLAGS \
+  LDLIBS RUN_ARGS JOBS PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY \
+  CHROMIUM CHROMEDRIVER CUOBJDUMP NVDISASM CHECK_CU CHECK_DEPS CHECK_DIR \
+  NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS
+$(foreach v,$(USER_VARS),$(if $(filter environment,$(origin $v)),$(if \
+  $(MAKE_RESTARTS)$(filter-out 0,$(MAKELEVEL)),,$(warning note: ignoring $v \
+  from the environment; give it on the command line: make $v=...))$(eval \
+  undefine $v)))
+sq = '$(subst ','\'',$1)'# a path quoted for the shell, whatever it holds
+# nvcc: on PATH, else in $CUDA_HOME or /usr/local/cuda; the toolkit
+# (CUDA_HOME) is where nvcc lives, through links, unless given.
+ifndef NVCC
+NVCC := $(shell for n in "$$(command -v nvcc)" \
+  $(call sq,$(CUDA_HOME))/bin/nvcc /usr/local/cuda/bin/nvcc; do \
+  [ -x "$$n" ] && exec printf %s "$$n"; done; echo nvcc)
+endif
+ifneq ($(origin CUDA_HOME),command line)
+CUDA_HOME := $(or $(shell p=$$(command -v $(call sq,$(NVCC))) && \
+  dirname "$$(dirname "$$(readlink -f "$$p")")"),/usr/local/cuda)
+endif
 ARCH      ?= sm_80
 STAGES    ?= 2
 NVCCFLAGS ?= -O3 -lineinfo
+CC        ?= cc
 CFLAGS    ?= -O3 -Wall -Wextra -Wpedantic
 RUN_ARGS  ?=
+# make exercise-check checks student (your chunk) or solution (the page's);
+# ALLOW_DEEP_PIPELINE=1 builds past the exercise's 4 stages.
+EXERCISE  ?= student
 JOBS      ?= 4
 # The system Python, with Debian's python3-pygments and python3-pytest.
 PYTHON    ?= $(or $(wildcard /usr/bin/python3),python3)
@@ -29,17 +52,40 @@ NVDISASM  ?= $(eval NVDISASM := $$(shell $(FIND_TOOL) nvdisasm))$(NVDISASM)
 export NVCC CUDA_HOME PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY \
        CHROMIUM CHROMEDRIVER
 
+# Values that cannot work are refused here, by name, before any compiler.
+BUILDING := $(filter-out clean help setup,$(or $(MAKECMDGOALS),all))
+refuse = $(if $(BUILDING),$(if $(shell case $(call sq,$($1)) in ($2) ;; \
+  (*) echo x;; esac),$(error $1=$($1) cannot work: $3)))
+$(call refuse,ARCH,sm_[1-9][0-9]|sm_[1-9][0-9][0-9]|sm_[1-9][0-9]*[af],give \
+  a GPU architecture: make ARCH=sm_80 or ARCH=sm_90)
+$(call refuse,STAGES,[2-9]|[1-9][0-9],give 2 or more pipeline stages)
+$(call refuse,JOBS,[1-9]|[1-9][0-9]|[1-9][0-9][0-9],give a number of jobs)
+$(call refuse,CC,$(if $(shell command -v $(firstword $(CC))),*,''),no such \
+  command; give a C11 compiler with OpenMP: make CC=gcc or CC=clang)
+$(call refuse,NVCC,$(if $(findstring $$,$(NVCC)),'',*),nvcc fails from a \
+  folder whose name holds a $$: link the toolkit elsewhere)
+
 # ---- flags the program needs: added where used, never a user's to replace ---
-NVCC_NEEDS := -std=c++17
+# After the user's flags, so that they win. The C compiler links (with its
+# OpenMP runtime) the CUDA libraries.
+NVCC_NEEDS := -std=c++17 $(if $(filter 1,$(ALLOW_DEEP_PIPELINE)),\
+              -DALLOW_DEEP_PIPELINE)
 CC_NEEDS   := -std=c11 -fopenmp
+LINK_NEEDS := -L$(call sq,$(CUDA_HOME)/lib64) -lcublas -lcudart_static -ldl \
+              -lrt -lpthread -lstdc++ -lm
 # What make check compiles, it compiles with every warning an error.
 WERROR     := -Werror all-warnings
+# Compile commands, kept in files rewritten when they change: what they
+# compile depends on them, so another compiler or other flags rebuild it.
+same = $(and $(findstring x$1x,x$2x),$(findstring x$2x,x$1x))
+CC_CMD   := $(CC) $(CFLAGS) $(CC_NEEDS) $(LDFLAGS) $(LDLIBS)
+NVCC_CMD := $(NVCC) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA)
 
 SHELL := /bin/sh
 .DELETE_ON_ERROR:
 .SUFFIXES:
 NEED := tools/lit/need.sh
-FIND_TOOL := CUDA_HOME='$(CUDA_HOME)' tools/compile/find-tool.sh
+FIND_TOOL := CUDA_HOME=$(call sq,$(CUDA_HOME)) tools/compile/find-tool.sh
 PY := $(PYTHON) -B
 TEST := $(PY) -m pytest -q -p no:cacheprovider
 
@@ -76,8 +122,8 @@ BIN    := $(OBJDIR)/pipelined_gemm
 BINS   := $(KERNELS:%=$(OBJDIR)/%) $(BLOCKED_KERNELS:%=$(OBJDIR)/%)
 
 .PHONY: all deps setup tangle build build-all run site facts plots sm80-check \
-        stage-limits evidence-compile exercise evidence-gpu pitfalls \
-        pitfalls-compile check site-check clean help
+        stage-limits evidence-compile exercise exercise-check evidence-gpu \
+        pitfalls pitfalls-compile check site-check clean help
 all: deps tangle build site ## tangle, build the program, weave the page
 
 help: ## list the targets a user types
@@ -99,73 +145,95 @@ build/.deps-ok: tools/setup.sh tools/compile/find-tool.sh
 # Each root twice: with #line directives (what the compilers read, so their
 # messages name day74.nw's lines) and clean (what objects depend on and what
 # readers download: its timestamp moves only when the code changes, so a
-# prose edit recompiles nothing).
+# prose edit recompiles nothing). The stamp build/tangle.mk, touched each
+# time, is an included makefile: make brings it up to date first (even for
+# -n and -q), then reads every time afresh, so after any make, -q agrees.
+TANGLED := $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h \
+           build/source.sha256
 ## tangle: tangle day74.nw into build/
-tangle: $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h
+tangle: $(TANGLED)
 
-build/.roots-ok: $(NW) tools/lit/tangle.sh
-	@$(NEED) $(NOROOTS) noweb
-	@tools/lit/tangle.sh --roots $(NW) $(ROOTS)
-	@mkdir -p build && touch $@
+# The roots check, every root, and the sha256 of the clean program sources
+# that every binary and evidence file carries, each rewritten on change.
+define TANGLE
+@$(NEED) $(call sq,$(NOTANGLE)) noweb && $(NEED) $(call sq,$(NOROOTS)) noweb
+@tools/lit/tangle.sh --all $(NW) build $(ROOTS)
+@set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
+ echo "$$h" > build/source.sha256.tmp; \
+ echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h.tmp; \
+ for f in build/source.sha256 build/source_hash.h; do \
+   cmp -s $$f.tmp $$f && rm -f $$f.tmp || mv -f $$f.tmp $$f; done
+endef
+build/tangle.mk: $(NW) tools/lit/tangle.sh
+	$(TANGLE)
+	@echo "# make's stamp of the tangle of $(NW)" > $@
+$(TANGLED) &: # removed since (by make clean earlier in this run, say)
+	$(TANGLE)
+ifneq ($(BUILDING),)
+include build/tangle.mk
+endif
 
-$(ROOTS:%=build/%): build/%: $(NW) tools/lit/tangle.sh | build/.roots-ok
-	@$(NEED) $(NOTANGLE) noweb
-	@tools/lit/tangle.sh -L $(NW) $* $@
-
-$(ROOTS:%=build/clean/%): build/clean/%: $(NW) tools/lit/tangle.sh \
-    | build/.roots-ok
-	@$(NEED) $(NOTANGLE) noweb
-	@tools/lit/tangle.sh $(NW) $* $@
-
-# The sha256 of the clean program sources, which every binary and evidence
-# file carries; each file rewritten only when it changes.
-build/source_hash.h build/source.sha256 &: $(HASHED:%=build/clean/%)
-	@set -e; h=$$(cat $^ | sha256sum | cut -d' ' -f1); \
-	 echo "$$h" > build/source.sha256.tmp; \
-	 echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h.tmp; \
-	 for f in build/source.sha256 build/source_hash.h; do \
-	   cmp -s $$f.tmp $$f && rm -f $$f.tmp || mv -f $$f.tmp $$f; done
+# make clean with other goals (make -j2 clean all): one after another.
+ifneq ($(and $(filter clean,$(MAKECMDGOALS)),$(word 2,$(MAKECMDGOALS))),)
+.NOTPARALLEL:
+endif
 
 # ---- build ------------------------------------------------------------------
-build: $(BIN) ## build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
-	@ln -sfn $(CONFIG)/pipelined_gemm build/pipelined_gemm
-	@echo "built $(BIN) (ARCH=$(ARCH), STAGES=$(STAGES));" \
-	  "build/pipelined_gemm points to it"
+## build: build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
+build: $(BIN) build/pipelined_gemm
+build/pipelined_gemm: $(BIN) $(if $(filter $(CONFIG)/pipelined_gemm,$(shell \
+    readlink build/pipelined_gemm)),,FORCE)
+	@ln -sfn $(CONFIG)/pipelined_gemm $@
+	@echo "build/pipelined_gemm points to $(BIN)"
+
+.PHONY: FORCE
+FORCE: ; @:
+build/host/cc.cmd: $(if $(call same,$(CC_CMD),$(file <build/host/cc.cmd)),,\
+    FORCE)
+	@mkdir -p $(@D) && printf '%s\n' $(call sq,$(CC_CMD)) > $@
+$(OBJDIR)/nvcc.cmd: $(if $(call same,$(NVCC_CMD),$(file <$(OBJDIR)/nvcc.cmd)),,\
+    FORCE)
+	@mkdir -p $(@D) && printf '%s\n' $(call sq,$(NVCC_CMD)) > $@
 
 OBJS := $(BINS:%=%.o) $(OBJDIR)/blocked_gemm.o $(OBJDIR)/$(STUDENT).o
 $(OBJS): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
-    | build/%.cu build/kernels.h
-	@$(NEED) $(NVCC) nvcc cuda
+    $(OBJDIR)/nvcc.cmd | build/%.cu build/kernels.h
+	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
+	@$(if $(findstring ",$(CURDIR)),echo 'nvcc cannot compile from a folder \
+	  whose name holds a " (ptxas fails); move or rename it' >&2; exit 1)
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCC_NEEDS) $(NVCCFLAGS) -arch=$(ARCH) -DSTAGES=$(STAGES) \
-	  -Ibuild -c build/$*.cu -o $@.tmp.o
+	$(call sq,$(NVCC)) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA) \
+	  -arch=$(ARCH) -DSTAGES=$(STAGES) -Ibuild -c build/$*.cu -o $@.tmp.o
 	@mv -f $@.tmp.o $@
 
 $(OBJDIR)/main.o: build/clean/main.c build/clean/harness.h \
-    build/clean/kernels.h build/source_hash.h | build/main.c build/harness.h
+    build/clean/kernels.h build/source_hash.h build/host/cc.cmd \
+    | build/main.c build/harness.h
 	@mkdir -p $(@D)
-	$(CC) $(CC_NEEDS) $(CFLAGS) -DDAY74_BUILD_ARCH='"$(ARCH)"' -Ibuild \
-	  -I$(CUDA_HOME)/include -c build/main.c -o $@.tmp.o
+	$(CC) $(CFLAGS) $(CC_NEEDS) -DDAY74_BUILD_ARCH='"$(ARCH)"' -Ibuild \
+	  -I$(call sq,$(CUDA_HOME)/include) -c build/main.c -o $@.tmp.o
 	@mv -f $@.tmp.o $@
 
 build/host/harness.o: build/clean/harness.c build/clean/harness.h \
-    | build/harness.c build/harness.h
+    build/host/cc.cmd | build/harness.c build/harness.h
 	@mkdir -p $(@D)
-	$(CC) $(CC_NEEDS) $(CFLAGS) -Ibuild -c build/harness.c -o $@.tmp.o
+	$(CC) $(CFLAGS) $(CC_NEEDS) -Ibuild -c build/harness.c -o $@.tmp.o
 	@mv -f $@.tmp.o $@
 
 HOST_OBJS := $(OBJDIR)/main.o build/host/harness.o
-LINK = $(NVCC) -arch=$(ARCH) -o $@.tmp $^ -lcublas -ldl -Xcompiler -fopenmp
+define LINK
+$(CC) $(CC_NEEDS) $(LDFLAGS) -o $@.tmp $^ $(LINK_NEEDS) $(LDLIBS)
+@mv -f $@.tmp $@ && echo "built $@ (ARCH=$(ARCH), STAGES=$(STAGES))"
+endef
 $(KERNELS:%=$(OBJDIR)/%) $(OBJDIR)/$(STUDENT): %: %.o \
     $(OBJDIR)/blocked_gemm.o $(HOST_OBJS)
 	$(LINK)
-	@mv -f $@.tmp $@
 $(BLOCKED_KERNELS:%=$(OBJDIR)/%): %: %.o $(OBJDIR)/pipelined_gemm.o \
     $(HOST_OBJS)
 	$(LINK)
-	@mv -f $@.tmp $@
 
-build-all: $(BINS) ## build every kernel file's binary: pitfalls, experiments, solution
+## build-all: build every kernel file's binary: pitfalls, experiments, solution
+build-all: $(BINS)
 
 # ---- on a GPU ---------------------------------------------------------------
 run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
@@ -173,6 +241,13 @@ run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
 
 exercise: deps tangle ## GPU: STAGES=2,3,4 at N=2048, the exercise's table
 	@$(PY) -m tools.gpu.exercise --arch $(ARCH)
+
+## exercise-check: check the exercise's part 2: your chunk in day74.nw
+exercise-check: deps build/kernels.h \
+    $(filter $(ROOTS:%=build/%),build/exercises/$(EXERCISE).cu)
+	@$(PY) -m tools.gpu.exercise_check --exercise '$(EXERCISE)' --arch $(ARCH) \
+	  --stages $(STAGES) --nvccflags '$(NVCC_NEEDS) $(NVCCFLAGS) $(if $(filter \
+	  solution,$(EXERCISE)),$(WERROR))'
 
 evidence-gpu: deps tangle ## GPU: re-measure everything the page shows
 	@tools/gpu/evidence-gpu.sh evidence; rc=$$?; \
@@ -203,30 +278,31 @@ STAGE_BYTES := 8192
 # -arch and -DSTAGES of a stem; past the exercise's 4, -DALLOW_DEEP_PIPELINE.
 ck_flags = -arch=$(word 1,$(subst -s, ,$1)) -DSTAGES=$(word 2,$(subst -s, ,$1))\
   $(if $(filter-out 2 3 4,$(word 2,$(subst -s, ,$1))),-DALLOW_DEEP_PIPELINE)
-CK_NVCC  = tools/compile/run-nvcc.sh $1 -- $(NVCC) $(NVCC_NEEDS) $(NVCCFLAGS) \
-           $(WERROR) -Ibuild $(call ck_flags,$2)
+CK_NVCC  = tools/compile/run-nvcc.sh $1 -- $(call sq,$(NVCC)) $(NVCC_NEEDS) \
+           $(NVCCFLAGS) $(WERROR) -Ibuild $(call ck_flags,$2)
 CK_TOOLS := tools/compile/checks.py tools/lit/litlib.py
 CK_SRC   := $(CHECK_DEPS) tools/compile/run-nvcc.sh | $(CHECK_CU) \
             build/kernels.h
 .PRECIOUS: $(CK)/%.ptx $(CK)/%.cubin $(CK)/%.sass
 
 $(CK)/%.ptx: $(CK_SRC)
-	@$(NEED) $(NVCC) nvcc cuda
+	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
 	@$(call CK_NVCC,$@ $@.log,$*) -ptx $(CHECK_CU)
 
 $(CK)/%.cubin: $(CK_SRC)
-	@$(NEED) $(NVCC) nvcc cuda
+	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
 	@$(call CK_NVCC,$@ $(CK)/$*.ptxas.txt,$*) -cubin -Xptxas -v $(CHECK_CU)
 
 $(CK)/%.sass: $(CK)/%.cubin
-	@$(NEED) $(CUOBJDUMP) nvidia-cuda-cuobjdump pip
-	@$(NEED) $(NVDISASM) nvidia-cuda-nvdisasm pip
+	@$(NEED) $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip
+	@$(NEED) $(call sq,$(NVDISASM)) nvidia-cuda-nvdisasm pip
 	@echo "cuobjdump -sass $< > $@" | tee $@.cmd
-	@PATH='$(dir $(NVDISASM))':"$$PATH" $(CUOBJDUMP) -sass $< > $@.tmp
+	@PATH="$$(dirname $(call sq,$(NVDISASM)))":"$$PATH" \
+	  $(call sq,$(CUOBJDUMP)) -sass $< > $@.tmp
 	@mv -f $@.tmp $@
 
 $(CK)/sm_80-s$(TOO_DEEP).refused: $(CK_SRC)
-	@$(NEED) $(NVCC) nvcc cuda
+	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
 	@$(call CK_NVCC,--expect-fail $@ $@.log,sm_80-s$(TOO_DEEP)) -cubin \
 	  $(CHECK_CU)
 
@@ -254,9 +330,9 @@ evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
     build/source.sha256
 	@$(if $(filter build/pipelined_gemm.cu,$(CHECK_CU)),,echo \
 	  "evidence-compile: $(CHECK_CU) is not the lesson's program" >&2; exit 1)
-	@$(NEED) $(NVCC) nvcc cuda
-	@$(PY) -m tools.compile.checks evidence --dir $(CK) --nvcc $(NVCC) \
-	  --cuobjdump $(CUOBJDUMP) --source-hash build/source.sha256
+	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
+	@$(PY) -m tools.compile.checks evidence --dir $(CK) --nvcc $(call sq,$(NVCC)) \
+	  --cuobjdump $(call sq,$(CUOBJDUMP)) --source-hash build/source.sha256
 
 # ---- facts, plots and the page ----------------------------------------------
 # The evidence folder itself is a prerequisite: removing a facts file
@@ -313,12 +389,29 @@ site/downloads/source_hash.h: build/source_hash.h
 
 # ---- make check: every test that needs no GPU, all listed here --------------
 CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
-          format-check tangle-test robust-test
+          format-check tangle-test robust-test exercise-check-solution
+# A group whose tools are missing is skipped, naming what to install
+# (NEEDS_<group>: COMMAND PACKAGE HOW triples).
+NEEDS_compile-test = $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip \
+  $(call sq,$(NVDISASM)) nvidia-cuda-nvdisasm pip
+NEEDS_page-test = $(call sq,$(TIDY)) tidy apt $(call sq,$(CHROMIUM)) \
+  chromium apt $(call sq,$(CHROMEDRIVER)) chromium-driver apt
+NEEDS_format-check = clang-format-14 clang-format-14 apt
 check: deps ## run every test that needs no GPU (JOBS at a time)
-	@$(MAKE) --no-print-directory -Otarget -j$(JOBS) $(CHECKS)
-	@echo "make check: all passed: $(CHECKS)"
+	@$(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then run="$$run \
+	   $c"; else skip="$$skip $c"; echo "make check: skipping $c" >&2; fi;) \
+	 $(MAKE) --no-print-directory -Otarget -j$(JOBS) $${run:-FORCE}; rc=$$?; \
+	 $(MAKE) --no-print-directory stale-evidence; [ $$rc -eq 0 ] && \
+	 echo "make check: all passed:$$run$${skip:+ (skipped:$$skip)}"
+stale-evidence: build/facts.json ## warn when evidence/ is of other sources
+	@$(PY) -c 'import json, sys; f = json.load(open(sys.argv[1]))["facts"]; \
+	  [print("WARNING: the", w, "evidence is of other sources; the page marks" \
+	   " it stale until make", t, "is run and committed", file=sys.stderr) \
+	   for k, w, t in (("stale", "GPU", "evidence-gpu"), ("compile_stale", \
+	   "compile", "evidence-compile")) if "yes" == f.get("page." + k, \
+	   {}).get("text")]' $<
 
-.PHONY: $(CHECKS)
+.PHONY: $(CHECKS) stale-evidence
 unit-test: build/tests/test_harness ## cmocka unit tests of the harness
 	@build/tests/test_harness
 
@@ -342,15 +435,15 @@ facts-test: ## the facts pipeline, the verdicts, the GPU facts parser
 
 PAGE_TEST := tests/test_page.py tests/pagelib.py tests/page_checks.js
 page-test: site $(PAGE_TEST) ## the page: round trip, Chromium, tidy, fuzz
-	@$(NEED) $(TIDY) tidy
-	@$(NEED) $(CHROMIUM) chromium
-	@$(NEED) $(CHROMEDRIVER) chromium-driver
+	@$(NEED) $(call sq,$(TIDY)) tidy
+	@$(NEED) $(call sq,$(CHROMIUM)) chromium
+	@$(NEED) $(call sq,$(CHROMEDRIVER)) chromium-driver
 	@$(TEST) tests/test_page.py
 
 ## site-check: the page tests, and screenshots for a reviewer in build/page/
 site-check: site $(PAGE_TEST)
-	@$(NEED) $(CHROMIUM) chromium
-	@$(NEED) $(CHROMEDRIVER) chromium-driver
+	@$(NEED) $(call sq,$(CHROMIUM)) chromium
+	@$(NEED) $(call sq,$(CHROMEDRIVER)) chromium-driver
 	@PAGE_SHOTS=build/page $(TEST) tests/test_page.py
 	@echo "site-check: screenshots (375 and 1280 px, light and dark) and" \
 	  "print.pdf in build/page/"
@@ -363,10 +456,15 @@ format-check: $(FORMATTED) ## tangles: <= 80 columns, clang-format clean
 	@$(TEST) tests/test_format.py
 	@tools/format/check-format $(FORMATTED)
 
-tangle-test: $(BIN) ## tangle, rebuild in a scratch copy; no-GPU exit codes
+tangle-test: $(BIN) site ## tangle, build, weave in scratch copies; exit codes
 	@$(TEST) tests/test_tangle.py --bin $(BIN)
 
-robust-test: ## interrupted, full-disk, read-only, parallel, missing tools
+# The page's solution through make exercise-check (no GPU), then its tests.
+exercise-check-solution: $(OBJDIR)/exercises/solution $(BIN)
+	@$(MAKE) --no-print-directory exercise-check EXERCISE=solution
+	@$(TEST) tests/test_exercise.py
+
+robust-test: ## interrupted, full-disk, read-only, missing tools
 	@$(TEST) tests/test_robust.py
 
 clean: ## remove build/ and the generated page (never evidence/)

@@ -10,10 +10,13 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
-# A make of our own runs without the calling make's jobserver and flags.
+# A make of our own runs without the calling make's jobserver and flags,
+# and without the tool paths it exports, as a user's make would.
 MAKE_ENV = {k: v for k, v in os.environ.items() if k not in
             ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
-             "GNUMAKEFLAGS")}
+             "GNUMAKEFLAGS", "NVCC", "PYTHON", "NOTANGLE", "NOROOTS",
+             "NOWEAVE", "PANDOC", "GNUPLOT", "TIDY", "CHROMIUM",
+             "CHROMEDRIVER")}
 
 
 def sources(repo=REPO):

@@ -1,26 +1,38 @@
-"""Tangling day74.nw and compiling what comes out, in a scratch copy of
+"""Tangling day74.nw and compiling what comes out, in scratch copies of
 the module seeded with the real build (timestamps kept), so the real
-build/ is never touched and nothing up to date is rebuilt; and the
-program's exit codes on a machine without a GPU."""
+build/ is never touched and nothing up to date is rebuilt; make where
+users break it (issue 13: folder names, environment, compilers, clean
+with other goals, CR line ends, make -q, stale evidence, a fresh Debian);
+weave.sh and tangle.sh on awkward prose (quoted chunk uses, empty chunks,
+shell variables, <<) from any folder; and the program's exit codes on a
+machine without a GPU."""
 
 import os
 import pathlib
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 
 import pytest
 
-from conftest import REPO, checkout, make, run
+from conftest import FIXTURES, REPO, checkout, make, run
 
-PROGRAM = ["pipelined_gemm.cu", "kernels.h", "harness.h", "harness.c",
-           "main.c"]
+PROGRAM = ["pipelined_gemm.cu", "blocked_gemm.cu", "kernels.h", "harness.h",
+           "harness.c", "main.c"]
 CONFIG = "build/sm_80-2stages"
 TANGLED = ([f"build/{n}" for n in PROGRAM] + [f"build/clean/{n}" for n in
            PROGRAM] + ["build/source_hash.h"])
-BUILT = [f"{CONFIG}/pipelined_gemm.o", f"{CONFIG}/main.o",
-         f"{CONFIG}/pipelined_gemm", "build/host/harness.o"]
+KERNELS = [f"{CONFIG}/pipelined_gemm.o", f"{CONFIG}/blocked_gemm.o",
+           f"{CONFIG}/nvcc.cmd"]
+BUILT = KERNELS + [f"{CONFIG}/main.o", f"{CONFIG}/pipelined_gemm",
+                   "build/host/harness.o", "build/host/cc.cmd"]
+BIN = f"{CONFIG}/pipelined_gemm"
+# What make tangle site writes that a reference build must match, byte for
+# byte (build/clean holds every root).
+PAGE = ["site/index.html", "build/source.sha256", "build/facts.json"] + [
+    f"site/downloads/{n}" for n in PROGRAM + ["source_hash.h"]]
 PROSE = "This sentence was appended by the tangle test; it is prose, not code."
 ANCHOR = b"<<the CPU reference>>=\n"
 
@@ -29,10 +41,28 @@ ANCHOR = b"<<the CPU reference>>=\n"
 def scratch(tmp_path_factory):
     """A checkout seeded with the real build's products; day74.nw is put
     back after each test that edits it."""
-    d = str(tmp_path_factory.mktemp("tangle"))
-    checkout(d, seed=TANGLED + BUILT + ["build/source.sha256",
-                                        "build/.roots-ok"])
-    return d
+    return seeded(str(tmp_path_factory.mktemp("tangle")), BUILT)
+
+
+def seeded(d, more=KERNELS, deps=True):
+    """A checkout in d seeded with every tangle, the facts, the plots, the
+    setup stamp (deps) and the files of more."""
+    seed = [os.path.relpath(os.path.join(dp, f), REPO) for top in (
+        "build/clean", "build/pitfalls", "build/exercises",
+        "build/experiments", "build/plots")
+        for dp, _, fs in os.walk(os.path.join(REPO, top)) for f in fs]
+    seed += [f"build/{f}" for f in os.listdir(os.path.join(REPO, "build"))
+             if re.search(r"\.(cu|c|h|sha256|json|mk)$", f)]
+    return checkout(d, seed=seed + more + ["build/.deps-ok"] * deps)
+
+
+def differ(d, rels=PAGE):
+    """The files of rels, and every clean tangle, that differ between d
+    and the real build."""
+    rels = rels + [os.path.join("build/clean", f) for f in os.listdir(
+        os.path.join(REPO, "build", "clean")) if f.endswith((".c", ".h"))]
+    return [r for r in rels if pathlib.Path(d, r).read_bytes() !=
+            pathlib.Path(REPO, r).read_bytes()]
 
 
 @pytest.fixture
@@ -61,57 +91,40 @@ def same(before, after, mtimes=True):
             assert after[rel][1] == mtime, f"{rel} was rewritten"
 
 
-def test_tangle_is_idempotent(scratch):
-    """make tangle writes every program source; a second one, and one after
-    day74.nw is touched, keep every byte and every mtime."""
-    p = make(scratch, "tangle")
-    assert p.returncode == 0, p.stderr
-    before = snapshot(scratch, TANGLED)
-    assert sorted(before) == sorted(TANGLED)
-    assert make(scratch, "tangle").returncode == 0
-    same(before, snapshot(scratch, TANGLED))
-    now = time.time()
-    os.utime(os.path.join(scratch, "day74.nw"), (now, now))
-    assert make(scratch, "tangle").returncode == 0
-    same(before, snapshot(scratch, TANGLED))
-
-
-@pytest.mark.parametrize("src,extra", [
-    ("build/harness.c", []),
-    ("build/main.c", ["-I{cuda}/include", '-DDAY74_BUILD_ARCH="sm_80"'])])
-def test_c_compiles_without_warnings(scratch, src, extra):
-    """The C sources compile with -Wall -Wextra -Wpedantic -Werror,
-    silently."""
-    cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
-    p = run([os.environ.get("CC", "cc"), "-std=c11", "-O3", "-Wall",
-             "-Wextra", "-Wpedantic", "-Werror", "-fopenmp", "-Ibuild",
-             *[e.format(cuda=cuda) for e in extra], "-c", src, "-o",
-             "/dev/null"], cwd=scratch)
-    assert p.returncode == 0 and not p.stderr.strip(), p.stderr
-
-
-def test_prose_edit_rebuilds_nothing(scratch, nw):
-    """make build, a prose edit, make build: no object, binary or clean
-    tangle changes, and no compiler runs."""
-    original, write = nw
-    assert make(scratch, "build").returncode == 0
-    objs = snapshot(scratch, BUILT)
-    assert len(objs) == 4, f"make build left {sorted(objs)}"
-    clean = snapshot(scratch, [t for t in TANGLED if "/clean/" in t] +
-                     ["build/source_hash.h"])
-    lined = snapshot(scratch, ["build/pipelined_gemm.cu"])
-    lines = original.split(b"\n")
+def new_paragraph(t):
+    """t with a prose paragraph after its first chunk."""
+    lines = t.split(b"\n")
     at = next(i for i, l in enumerate(lines) if l == b"@" or
               l.startswith(b"@ "))
-    write(b"\n".join(lines[:at + 1] + [PROSE.encode()] + lines[at + 1:]))
-    p = make(scratch, "build")
+    return b"\n".join(lines[:at + 1] + [PROSE.encode()] + lines[at + 1:])
+
+
+@pytest.mark.parametrize("edit,goal", [
+    (new_paragraph, "all"), (lambda t: t.replace(b"Day 74", b"Day 74b", 1),
+                             "build"), (lambda t: t, "build")],
+    ids=["new-paragraph", "reworded", "touched"])
+def test_prose_edit_rebuilds_nothing(scratch, nw, edit, goal):
+    """make, a prose edit, make: no object, binary or clean tangle changes
+    (after a touch, no tangle at all), no compiler runs and nothing says
+    "built"; then make -q says up to date and make -n has nothing to do."""
+    original, write = nw
+    assert make(scratch, goal).returncode == 0
+    kept = BUILT + [t for t in TANGLED if edit is not new_paragraph or
+                    "/clean/" in t or "hash" in t]
+    before = snapshot(scratch, kept)
+    assert len(before) == len(kept), f"make left {sorted(before)}"
+    lined = snapshot(scratch, ["build/pipelined_gemm.cu"])
+    time.sleep(0.01)
+    write(edit(original))
+    p = make(scratch, goal)
     assert p.returncode == 0, p.stderr
-    same(objs, snapshot(scratch, BUILT))
-    same(clean, snapshot(scratch, list(clean)))
-    compiled = [l for l in p.stdout.splitlines() if " -c " in l or " -o " in l]
-    assert not compiled, "make build ran compilers"
-    assert snapshot(scratch, ["build/pipelined_gemm.cu"]) != lined, \
-        "the edit did not reach the #line tangle, so this proved nothing"
+    same(before, snapshot(scratch, kept))
+    assert not re.search(r" -c | -o |^built", p.stdout, re.M), p.stdout
+    assert (snapshot(scratch, ["build/pipelined_gemm.cu"]) != lined) == (
+        edit is new_paragraph), "the #line tangle"
+    assert make(scratch, "-q", goal).returncode == 0, "make -q: not done"
+    assert make(scratch, "-n", goal).stdout == \
+        f"make: Nothing to be done for '{goal}'.\n"
 
 
 @pytest.mark.parametrize("edit,mention", [
@@ -120,20 +133,24 @@ def test_prose_edit_rebuilds_nothing(scratch, nw):
     (lambda t: t.rstrip(b"\n") + b"\n\n<<an orphan chunk>>=\nint orphan;\n@\n",
      "an orphan chunk"),
     (lambda t: t.replace(ANCHOR, b"<<the CPU referense>>=\n", 1),
-     "the CPU referense")], ids=["undefined", "orphan", "misspelled"])
+     "the CPU referense"),
+    (lambda t: t.replace(b"<<main.c>>=", b"<<mainc>>=", 1), "mainc")],
+    ids=["undefined", "orphan", "misspelled", "misspelled-root"])
 def test_broken_chunk_fails(scratch, nw, edit, mention):
     """An undefined chunk, an orphan chunk or a misspelled definition fails
-    make tangle twice, naming the chunk; nothing is half written, and
-    the next make after the fix gives back the same files."""
+    make tangle twice, naming the chunk and its line; nothing is half
+    written, and the next make after the fix gives back the same files."""
     original, write = nw
     assert ANCHOR in original, "anchor chunk <<the CPU reference>> not found"
-    files = TANGLED + ["build/.roots-ok"]
+    files = TANGLED + ["build/tangle.mk"]
     before = snapshot(scratch, files)
     write(edit(original))
+    line = 1 + next(i for i, l in enumerate(edit(original).split(b"\n"))
+                    if b"<<%s>>" % mention.encode() in l)
     for attempt in (1, 2):
         p = make(scratch, "tangle")
         assert p.returncode != 0, f"make tangle succeeded (attempt {attempt})"
-        assert mention in p.stderr
+        assert f"day74.nw:{line}: " in p.stderr and mention in p.stderr
     for rel, (data, _) in snapshot(scratch, files).items():
         assert rel in before and data == before[rel][0], rel
     for d in ("build", "build/clean"):
@@ -141,7 +158,7 @@ def test_broken_chunk_fails(scratch, nw, edit, mention):
                     if n.startswith(".tangle.")], f"temporary files in {d}"
     write(original)
     assert make(scratch, "tangle").returncode == 0
-    same({k: v for k, v in before.items() if k != "build/.roots-ok"},
+    same({k: v for k, v in before.items() if k != "build/tangle.mk"},
          snapshot(scratch, files), mtimes=False)
 
 
@@ -167,8 +184,8 @@ def test_launches_and_shifts_intact(scratch):
              for rel in TANGLED[:-1]}
     for rel in ("build/pipelined_gemm.cu", "build/clean/pipelined_gemm.cu"):
         for kern in ("matmulTileSync", "matmulTilePiped"):
-            assert (f"{kern}<<<grid, kThreads, 0, stream>>>(a, b, c, n);"
-                    in texts[rel]), rel
+            assert re.search(kern + r"<<<grid, kThreads, \w+, stream>>>"
+                             r"\(a, b, c, n\);", texts[rel]), rel
     assert "z ^= z >> 31;" in texts["build/clean/harness.c"]
     for rel, t in texts.items():
         assert "@<<" not in t, f"{rel} holds an escaped @<<"
@@ -199,6 +216,254 @@ def test_unescaped_shift_pair_caught(tmp_path):
     assert p.returncode == 0, p.stderr
     with open(out) as f:
         assert f.read() == code % "<<"
+
+
+# ---- make where users break it (issue 13) ----------------------------------
+# Every kind of character a folder name may hold. nvcc fails to compile from
+# a folder whose name holds a ", and to run from one whose name holds a $:
+# the Makefile refuses both by name.
+FOLDER = "a b'c\"d$e&f;(g)#h%20i?j=k:l ü"
+TOOLKIT = "cu da'x&y;(z)#%20?q=1:ü"
+NVCC = os.path.realpath(shutil.which(os.environ.get("NVCC", "nvcc")) or
+                        "/usr/local/cuda/bin/nvcc")
+
+
+def test_any_folder_and_toolkit(tmp_path):
+    """make tangle site build from a folder of any name gives the real
+    build's page, downloads and tangles, and a program that runs; a toolkit
+    under such a name compiles and links."""
+    d = seeded(str(tmp_path / FOLDER))
+    p = make(d, "tangle", "site", "build")
+    assert p.returncode == 0 and differ(d) == [], p.stderr[-2000:]
+    assert run([os.path.join(d, BIN), "--help"]).returncode == 0
+    assert 'name holds a " (ptxas' in make(d, "build", "ARCH=sm_86").stderr
+    assert "NVCC=/a$b/nvcc cannot work" in make(d, "NVCC=/a$$b/nvcc").stderr
+    d, tk = seeded(str(tmp_path / FOLDER.replace('"', ""))), tmp_path / TOOLKIT
+    cuda = os.makedirs(tk) or os.path.dirname(os.path.dirname(NVCC))
+    if run(["cp", "-al", os.path.dirname(NVCC), tk / "bin"]).returncode:
+        pytest.skip("cannot hard-link the toolkit's bin/ here")
+    for f in set(os.listdir(cuda)) - {"bin"}:
+        os.symlink(os.path.join(cuda, f), tk / f)
+    p = make(d, "build", "ARCH=sm_86", f"NVCC={tk}/bin/nvcc")
+    assert "built build/sm_86-2stages/pipelined_gemm" in p.stdout, p.stderr
+
+
+@pytest.mark.parametrize("env,arg", [({"ARCH": "x86_64"}, None), (dict(
+    ARCH="x86_64", CC="false", CFLAGS="-O0 -m32", STAGES="7", NVCCFLAGS="-G",
+    LDFLAGS="-static", NVCC="/bin/false", NVCC_APPEND_FLAGS="-DSTAGES=5",
+    JOBS="x", PYTHON="false"), None)] + [({}, a) for a in (
+        "ARCH=x86_64", "ARCH=80", "ARCH=sm_8x", "STAGES=1", "STAGES=two",
+        "JOBS=0", "CC=no-such-cc")])
+def test_environment_and_values(scratch, env, arg):
+    """Variables a user's environment holds for other builds change no
+    command and are named in a note; a value that cannot work is refused
+    by name before any compiler runs."""
+    cmd = ["-n", "-W", "build/clean/kernels.h", "build"]
+    want, p = make(scratch, *cmd), make(scratch, *cmd, *[arg] * bool(arg),
+                                        env=env)
+    assert " -c " in want.stdout
+    assert [v for v in env if f"ignoring {v} from" not in p.stderr] == []
+    assert (p.returncode, p.stdout) == ((2, "") if arg else (
+        0, want.stdout)) and (not arg or f"{arg} cannot work" in p.stderr)
+
+
+@pytest.mark.parametrize("cc,omp", [("clang", "libomp"), ("gcc", "libgomp"),
+                                    ("clang -O1", "libomp")])
+def test_c_compilers(scratch, cc, omp):
+    """make CC=... build compiles the host code with that compiler, with no
+    warning, and links with its OpenMP runtime; the program runs."""
+    if not shutil.which(cc.split()[0]):
+        pytest.skip(f"no {cc} here")
+    p = make(scratch, "build", f"CC={cc}",
+             "CFLAGS=-O3 -Wall -Wextra -Wpedantic -Werror")
+    assert p.returncode == 0 and f"\n{cc} -O3" in p.stdout, p.stderr
+    assert run([os.path.join(scratch, BIN), "--help"]).returncode == 0
+    assert omp in run(["ldd", os.path.join(scratch, BIN)]).stdout
+
+
+def test_clean_with_other_goals(tmp_path):
+    """clean with other goals under -j gives what they give one after
+    another: the real build's page and tangles (and a program), or none."""
+    d = seeded(str(tmp_path / "j"))
+    for args in (["-j4", "clean", "tangle", "site"], ["-j2", "clean", "all"],
+                 ["-j3", "site", "clean"]):
+        assert make(d, *args).returncode == 0, args
+        assert (differ(d) == []) if args[-1] != "clean" else not [
+            f for f in ("build", "site/index.html") if os.path.exists(
+                os.path.join(d, f))], args
+        assert args[-1] != "all" or run([os.path.join(d, BIN), "--help"]
+                                        ).returncode == 0
+
+
+@pytest.mark.parametrize("convert", [
+    lambda t: t.replace(b"\n", b"\r\n"), lambda t: b"\xef\xbb\xbf" +
+    b"".join(l + b"\r\n"[i % 2:] for i, l in enumerate(t.split(b"\n")))],
+    ids=["crlf", "bom-mixed"])
+def test_line_ends(tmp_path, convert):
+    """day74.nw with CR line ends (a Windows checkout) gives the tangles,
+    source hash, facts and page of LF; git checks out LF anyway."""
+    src = pathlib.Path(seeded(str(tmp_path / "cr")), "day74.nw")
+    src.write_bytes(convert(src.read_bytes()))
+    assert make(src.parent, "tangle", "site").returncode == 0
+    assert differ(src.parent) == []
+    p = run(["git", "check-attr", "eol", "--", "day74.nw", "Makefile"])
+    assert p.stdout.count(": eol: lf\n") == 2, p.stdout
+
+
+def test_stale_evidence_warned(scratch, nw):
+    """make check warns whenever evidence was made from other sources than
+    the tangle (after make, too), naming which, and only then."""
+    ev = {f: f.read_text() for f in pathlib.Path(scratch).glob(
+        "evidence/*.facts.json")}
+    now = pathlib.Path(scratch, "build/source.sha256").read_text().strip()
+    for stale in ([], ["compile"], ["gpu"], ["compile", "gpu", "code"]):
+        for f, text in ev.items():
+            f.write_text(re.sub(r'("source_sha256": ")\w+', r"\g<1>" + (
+                "0" * 64 if f.name[:3] in "".join(stale) else now), text))
+        if "code" in stale:
+            assert make(scratch, "build", "facts").returncode == 0
+            nw[1](nw[0].replace(b"int main(", b"int  main(", 1))
+        p = make(scratch, "check", "CHECKS=")
+        assert p.returncode == 0 and [k for k in ("compile", "GPU") if (
+            f"the {k} evidence is of other" in p.stderr) != (
+                k.lower() in stale)] == [], (stale, p.stderr)
+    for f, text in ev.items():
+        f.write_text(text)
+
+
+def test_fresh_debian():
+    """As root with PATH the toolkit, /usr/bin and /bin, and as a user,
+    with no registry for the pip packages: make tangles, builds and weaves,
+    and make check skips only the checks that need cuobjdump, saying what
+    to install."""
+    env = {"PATH": f"{os.path.dirname(shutil.which('nvcc') or NVCC)}:"
+           "/usr/bin:/bin", "LANG": "C.UTF-8", "PIP_NO_INDEX": "1"}
+    who = [[]] + [["setpriv", "--reuid=65534", "--regid=65534",
+                   "--clear-groups"]] * (os.geteuid() == 0)
+    ds = [seeded(tempfile.mkdtemp(prefix="day74 fresh "), deps=False)
+          for _ in who]
+    no_tool = run(["tools/compile/find-tool.sh", "cuobjdump"], env={
+        **env, "CUDA_HOME": os.path.dirname(os.path.dirname(NVCC))})
+    try:
+        runs = []
+        for u, d in zip(who, ds):
+            os.chmod(d, 0o755)
+            assert not u or run(["chown", "-R", "65534", d]).returncode == 0
+            runs.append(subprocess.Popen(u + [
+                "make", "all", "check", "CHECKS=compile-test" * bool(
+                    no_tool.returncode)], cwd=d, env={**env, "HOME": d},
+                text=True, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL))
+        for u, p, d in zip(who, runs, ds):
+            err = p.communicate(timeout=300)[1]
+            assert p.returncode == 0 and differ(d, PAGE[:1]) == [], (u, err)
+            assert not no_tool.returncode or re.search(
+                r"pip install\b.*nvidia-cuda-cuobjdump", err) and \
+                "skipping compile-test" in err, err
+    finally:
+        for d in ds:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+# ---- weave.sh and tangle.sh on awkward prose, from any folder -------------
+FACTS = os.path.join(FIXTURES, "weave", "facts-empty.json")
+DOC = """---
+title: Awkward prose
+---
+
+Quoted: [[f(<<tile shape>>, 2)]] and [[g(x)]], [[<<a.c>>]] and
+[[`t` <<tile shape>>]], all in one paragraph.
+
+Shell: export PATH=$CUDA_HOME/bin:$PATH; ${HOME}/bin:${PATH};
+$LD_LIBRARY_PATH:$X. Math stays math: $N/64$ and $x^2$.
+
+![a figure](fig.svg)
+
+<<tile shape>>=
+@
+
+<<a.c>>=
+int x;
+<<tile shape>>
+@
+
+<<tile shape>>=
+@
+"""
+USE = '<a class="nwuse" data-chunk="{0}" href="#nw-{1}">⟨{0}⟩</a>'
+TILE = USE.format("tile shape", "tile-shape")
+PAGE_HAS = [  # what the page must hold, exactly
+    f"<code>f({TILE}, 2)</code>", "<code>g(x)</code>", f"<code>`t` {TILE}",
+    "<code>" + USE.format("a.c", "a-c") + "</code>",
+    "export PATH=$CUDA_HOME/bin:$PATH;", "${HOME}/bin:${PATH};",
+    "$LD_LIBRARY_PATH:$X.", 'encoding="application/x-tex">N/64<',
+    'encoding="application/x-tex">x^2<', 'src="data:image/svg+xml']
+LINES = DOC.split("\n")
+EMPTY = [i + 1 for i, l in enumerate(LINES) if l == "<<tile shape>>="]
+NAMES = ["plain", "a b", "sh'\"$&;|*?()`<x>\\t\\", "url#x%20y?a=b&c=:d",
+         "ünï çødé ✓"]
+
+
+def tool(d, name, *args):
+    """Run tools/lit/NAME of the copy in folder d."""
+    return run([os.path.join(d, "tools", "lit", name), *map(str, args)])
+
+
+def lay_out(d, text):
+    """Folder d (made) with tools/lit, site/, fig.svg and `a doc.nw`
+    holding text; returns the source's path."""
+    shutil.copytree(os.path.join(REPO, "tools", "lit"), d / "tools" / "lit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(REPO, "site"), d / "site",
+                    ignore=shutil.ignore_patterns("index.html", "downloads"))
+    (d / "fig.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" '
+                               'width="4" height="4"/>\n')
+    (d / "a doc.nw").write_text(text)
+    return d / "a doc.nw"
+
+
+def test_folder_names(tmp_path):
+    """From a folder of any name: the page holds every awkward case
+    rendered right, the empty chunks are warned with their lines, #line
+    names the source, and page and tangle are the same for every name."""
+    first = None
+    for name in NAMES:
+        src = lay_out(tmp_path / name, DOC)
+        out = src.parent / "out dir"
+        out.mkdir()
+        p = tool(src.parent, "weave.sh", src, FACTS, out / "page.html")
+        assert p.returncode == 0, p.stderr
+        page = (out / "page.html").read_text()
+        assert [h for h in PAGE_HAS if h not in page] == [], name
+        assert not re.search("``|[^>]⟨tile shape⟩|⟨tile shape⟩[^<]", page)
+        assert [n for n in EMPTY if f"{src}:{n}: chunk <<tile shape>> is "
+                "empty" not in p.stderr] == [], p.stderr
+        for opt, rel in (["-L"], "a.c"), ([], "clean.c"):
+            t = tool(src.parent, "tangle.sh", *opt, src, "a.c", out / rel)
+            assert t.returncode == 0, t.stderr
+        quoted = str(src).replace("\\", "\\\\").replace('"', '\\"')
+        assert (out / "a.c").read_text().startswith('#line %d "%s"\n' % (
+            LINES.index("<<a.c>>=") + 2, quoted))
+        assert (out / "clean.c").read_text() == "int x;\n\n"
+        first = first or page
+        assert page == first, f"{name}: the page differs"
+
+
+@pytest.mark.parametrize("prose", [
+    "shift x << 2 here", "launch `k<<<g, b>>>(x)` so", "std::cout << x;"])
+def test_shift_in_prose(tmp_path, prose):
+    """<< in prose fails weave and tangle, naming the line and saying to
+    write @<<; the @<< form weaves."""
+    text = "Intro.\n\nSome %s.\n\n<<a.c>>=\nint x;\n@\n" % prose
+    src = lay_out(tmp_path, text)
+    for args in (["weave.sh", src, FACTS, tmp_path / "p.html"],
+                 ["tangle.sh", "--roots", src, "a.c"]):
+        p = tool(tmp_path, *args)
+        assert p.returncode == 1 and f"{src}:3: unescaped <<" in p.stderr
+        assert "write << as @<<" in p.stderr, p.stderr
+    src.write_text(text.replace("<<", "@<<", 1))
+    assert tool(tmp_path, "weave.sh", src, FACTS,
+                tmp_path / "p.html").returncode == 0
+    assert "&lt;&lt;" in pathlib.Path(tmp_path, "p.html").read_text()
 
 
 # ---- the program without a GPU: usage errors and --help before any device

@@ -18,12 +18,13 @@ for py in build/venv/bin/python3 "${PYTHON:-/usr/bin/python3}" python3; do
 p = sysconfig.get_paths()
 for d in {p["purelib"], p["platlib"], site.getusersitepackages()}:
     print(d)' 2>/dev/null) || continue
-    for d in $dirs; do
-        for cand in "$d"/nvidia/cu*/bin/"$name" "$d"/nvidia/cuda_*/bin/"$name"
-        do
-            [ -x "$cand" ] && { echo "$cand"; exit 0; }
+    # One folder a line: a folder's name may hold spaces.
+    found=$(printf '%s\n' "$dirs" | while IFS= read -r d; do
+        for cand in "$d"/nvidia/cu*/bin/"$name"; do
+            [ -x "$cand" ] && { echo "$cand"; break; }
         done
-    done
+    done | head -n 1)
+    [ -n "$found" ] && { echo "$found"; exit 0; }
 done
 echo "$name"
 exit 1

@@ -16,6 +16,9 @@ THREADS = 256
 SPREAD = ["spread.2048.ratio_min", "spread.2048.ratio_max"]
 
 
+FMA_PER_WAVEFRONT = 0.25  # 1 shared wavefront per 4 FMA instructions
+
+
 def band(values, lo, hi):
     """held when every value lies in [lo, hi], failed when none does,
     inconclusive otherwise. values: numbers (unrounded)."""
@@ -91,6 +94,12 @@ def derive(facts, evidence):
         ["ptxas.sm80.s2.piped.registers"], blocks_per_sm_cc80)
     put("occupancy.sm80.sync.blocks_per_sm",
         ["ptxas.sm80.sync.registers"], blocks_per_sm_cc80)
+    put("clock.range_mhz", ["clock.min_mhz", "clock.max_mhz"],
+        lambda lo, hi: f"{lo:.0f}" if lo == hi else f"{lo:.0f}–{hi:.0f}")
+    for n in (1024, 2048, 4096):
+        put(f"residency.{n}.sync_slowdown", [f"residency.1.{n}.sync_ms",
+                                             f"residency.natural.{n}.sync_ms"],
+            lambda one, nat: one / nat)
     for n in (2048, 4096):
         put(f"run.footprint.{n}.mib", ["gpu.l2_mib"],
             lambda l2, n=n: 3 * n * n * 4 / 2**20)
@@ -107,6 +116,23 @@ def derive(facts, evidence):
             put(f"{b}{k}.active_share", [f"{b}{k}.cycles",
                                          f"{b}{k}.elapsed_cycles"],
                 lambda a, e: a / e)
+
+    # Wavefronts per 128-bit shared load, and the FMAs per such load at which
+    # the shared-memory pipe (one wavefront per cycle) keeps pace with the FMA
+    # pipe (4 warp instructions per cycle): wavefronts / (1/4).
+    put("ncu.basic.sync.wavefronts_per_lds", ["ncu.basic.sync.wavefronts",
+                                              "ncu.basic.sync.op.lds"],
+        lambda w, lds: w / lds)
+    put("ncu.basic.ffma_per_lds_needed", ["ncu.basic.sync.wavefronts_per_lds"],
+        lambda w: w / FMA_PER_WAVEFRONT)
+    # FP32 peak: SMs x FP32 FMA lanes per SM x 2 FLOP x clock (Programming
+    # Guide, arithmetic instruction throughput: 128 lanes at CC 9.0).
+    put("gpu.fp32_peak_tflops", ["gpu.sm_count", "gpu.max_sm_clock_mhz"],
+        lambda sms, mhz: sms * 128 * 2 * mhz / 1e6)
+    for k in ("cublas", "piped"):
+        put(f"blocked.4096.{k}_pct_peak", [f"blocked.4096.{k}_gflops",
+                                           "gpu.fp32_peak_tflops"],
+            lambda g, peak: g / 10 / peak)
 
     kinds = {e.meta["kind"] for e in evidence}
     out["page.evidence"] = (
@@ -130,19 +156,26 @@ def derive(facts, evidence):
                                                "jit_equivalent")]
         + [f"sass.sm{a}.sync.ldgsts" for a in (80, 90)]),
         lambda *n: "fused" if max(n) > 0 else "not fused")
-    put("verdict.stages",
-        [f"exercise.stages{s}.ratio" for s in (2, 3, 4)] + SPREAD,
-        stages_verdict)
+    depths = [f"stages.{d}.2048.ratio{e}" for d in (2, 3, 4)
+              for e in ("", "_min", "_max")]
+    put("verdict.stages", depths,
+        lambda *v: stages_verdict(v[0], v[3], v[6], 0.0, max(
+            v[i + 2] - v[i + 1] for i in (0, 3, 6))))
     sizes = (1024, 2048, 4096)
     put("verdict.residency",
         [f"residency.{b}.{n}.ratio_{e}" for n in sizes
          for b, e in (("1", "max"), ("natural", "min"))] + SPREAD,
         residency_verdict)
+    pairs = [f"{m}.{b}.{n}.ratio_{e}" for b in ("1", "2", "natural")
+             for n in (2048, 4096)
+             for m, e in (("mechanism", "max"), ("residency", "min"))]
+    put("verdict.mechanism", pairs, lambda *v: band(
+        [v[i + 1] - v[i] for i in range(0, len(v), 2)], 1e-12, 1e9))
     arrives = ("pipeline", "pipeline_wait_all", "barrier_async_arrive")
     plain = ("barrier_wait_then_arrive", "solution")
     put("verdict.synccheck",
         [f"synccheck.{k}.reports" for k in arrives + plain],
         lambda *r: held(all(r[:len(arrives)]) and not any(r[len(arrives):])))
-    put("verdict.blocked_target", ["blocked.spread.pct_min"],
+    put("verdict.blocked_target", ["blocked.spread.4096.pct_min"],
         lambda pct: held(pct >= BLOCKED_TARGET))
     return out

@@ -16,6 +16,10 @@
 #                          blocked-b1 (1 block per SM) and blocked-libcu (its
 #                          pipelined kernel on cuda::pipeline)
 #   exercise, solution     make exercise; the solution of part 2
+#   mechanism              the solution at 1, 2, natural blocks per SM
+#   stages                 STAGES = 2, 3, 4 at N = 2048, 3 processes each
+#   blocked-stages-<s>     the blocked pair at 3 and 4 stages
+#   ncu-opcodes            executed instructions per SASS opcode
 #   sass                   LDGSTS per kernel of the binaries that ran
 #   sanitizer              memcheck, racecheck, synccheck, initcheck
 #   synccheck              the synccheck experiment, five kernel files
@@ -65,8 +69,8 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
 }
 
 # EVIDENCE_STEPS="sass pitfalls" runs only the steps whose group is named
-# (groups: run spread residency cold blocked exercise sass sanitizer
-# synccheck ncu pitfalls); unset, all of them.
+# (groups: run spread residency cold blocked exercise mechanism stages
+# sass sanitizer synccheck ncu opcodes pitfalls); unset, all of them.
 want() { [ -z "${EVIDENCE_STEPS:-}" ] || case " $EVIDENCE_STEPS " in
     *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -150,13 +154,21 @@ if want blocked; then
 step "blocked" "$pre-blocked.txt" "$BIN" --kernels blocked \
     --sizes 1024,2048,4096,8192 --csv "$pre-blocked.csv"
 repeat "$pre-blocked-spread.txt" "$pre-blocked-spread" 3 "$BIN" \
-    --kernels blocked --sizes 4096
+    --kernels blocked --sizes 1024,2048,4096
 step "blocked, 1 block per SM" "$pre-blocked-b1.txt" "$BIN" \
     --kernels blocked --sizes 2048,4096 --blocks-per-sm 1 \
     --csv "$pre-blocked-b1.csv"
 step "blocked, cuda::pipeline" "$pre-blocked-libcu.txt" \
     "$VAR/experiments/blocked-cuda-pipeline" --kernels blocked \
     --sizes 4096 --csv "$pre-blocked-libcu.csv"
+step "blocked, cuda::pipeline, 1 block per SM" "$pre-blocked-libcu-b1.txt" \
+    "$VAR/experiments/blocked-cuda-pipeline" --kernels blocked \
+    --sizes 2048,4096 --blocks-per-sm 1 --csv "$pre-blocked-libcu-b1.csv"
+for s in 3 4; do
+    step "blocked, $s stages" "$pre-blocked-stages-$s.txt" \
+        "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" --kernels blocked \
+        --sizes 2048,4096 --csv "$pre-blocked-stages-$s.csv"
+done
 fi
 
 # ---- the exercise: depths, and the solution of part 2 ------------------------
@@ -168,6 +180,30 @@ step "exercise" "$pre-exercise.txt" "$MAKE" --no-print-directory exercise \
       cat build/exercise/stages.csv; } >"$pre-exercise.csv"
 step "exercise solution" "$pre-solution.txt" "$VAR/exercises/solution" \
     --sizes 1024,2048,4096 --csv "$pre-solution.csv"
+fi
+
+# ---- the mechanism against residency: the thread-scope solution ------------
+if want mechanism; then
+: >"$pre-mechanism.txt.all"
+for b in 1 2 natural; do
+    repeat "$pre-mechanism.txt.$b" "$pre-mechanism-$b" 3 \
+        "$VAR/exercises/solution" --sizes 1024,2048,4096 --blocks-per-sm $b
+    cat "$pre-mechanism.txt.$b" >>"$pre-mechanism.txt.all"
+    rm -f "$pre-mechanism.txt.$b"
+done
+mv -f "$pre-mechanism.txt.all" "$pre-mechanism.txt"
+fi
+
+# ---- the depths, three processes each (the exercise's table has one) ---------
+if want stages; then
+: >"$pre-stages.txt.all"
+for s in 2 3 4; do
+    repeat "$pre-stages.txt.$s" "$pre-stages-$s" 3 \
+        "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" --sizes 2048
+    cat "$pre-stages.txt.$s" >>"$pre-stages.txt.all"
+    rm -f "$pre-stages.txt.$s"
+done
+mv -f "$pre-stages.txt.all" "$pre-stages.txt"
 fi
 
 # ---- SASS of the binaries that ran -----------------------------------------
@@ -310,6 +346,13 @@ profile() { # both pairs, the metrics above, one CSV of raw values
     echo "raw metrics: $pre-ncu.csv"
 }
 want ncu && step "ncu" "$pre-ncu.txt" profile
+opcodes() { # executed warp instructions per SASS opcode, the lesson's pair
+    ncu --clock-control none --kernel-name regex:matmulTile -c 2 \
+        --metrics sass__inst_executed_per_opcode \
+        --print-metric-instances details --csv --page raw "$BIN" \
+        --sizes 2048 --check-only
+}
+want opcodes && step "ncu opcodes" "$pre-ncu-opcodes.txt" opcodes
 
 # ---- pitfalls on the GPU ---------------------------------------------------
 want pitfalls && step "pitfalls" "$pre-pitfalls.txt" "$MAKE" --no-print-directory pitfalls \

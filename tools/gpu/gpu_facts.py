@@ -161,17 +161,95 @@ def residency_facts(pre, facts):
     for setting in ("1", "2", "natural", "4"):
         paths = sorted(glob.glob(f"{pre}-residency-{setting}-*.csv"))
         for n in (1024, 2048, 4096):
-            ratios = repeated(paths, n, "piped_over_sync",
-                              f"{pre}-residency-{setting}")
             b = f"residency.{setting}.{n}"
-            facts[b + ".ratio"] = statistics.median(ratios)
-            facts[b + ".ratio_min"] = min(ratios)
-            facts[b + ".ratio_max"] = max(ratios)
+            for col, name in (("piped_over_sync", "ratio"),
+                              ("sync_ms_median", "sync_ms")):
+                got = repeated(paths, n, col, f"{pre}-residency-{setting}")
+                facts[f"{b}.{name}"] = statistics.median(got)
+                if name == "ratio":
+                    facts[b + ".ratio_min"] = min(got)
+                    facts[b + ".ratio_max"] = max(got)
         meta = read(paths[0], True)[0]
         facts[f"residency.{setting}.blocks_per_sm"] = litlib.number(
             meta["basic_piped_blocks_per_sm"])
         if setting == "1":
             facts["residency.runs"] = len(paths)
+
+
+def median_facts(pre, stem, settings, sizes, prefix, facts):
+    """Median and range of piped/sync (and the median times) over the
+    processes of <pre>-<stem>-<setting>-<i>.csv, as
+    <prefix>.<setting>.<n>.{ratio,ratio_min,ratio_max,sync_ms,piped_ms}."""
+    for setting in settings:
+        paths = sorted(glob.glob(f"{pre}-{stem}-{setting}-*.csv"))
+        for n in sizes:
+            b = f"{prefix}.{setting}.{n}"
+            for col, name in (("piped_over_sync", "ratio"),
+                              ("sync_ms_median", "sync_ms"),
+                              ("piped_ms_median", "piped_ms")):
+                got = repeated(paths, n, col, f"{pre}-{stem}-{setting}")
+                facts[f"{b}.{name}"] = statistics.median(got)
+                if name == "ratio":
+                    facts[b + ".ratio_min"] = min(got)
+                    facts[b + ".ratio_max"] = max(got)
+        facts[f"{prefix}.runs"] = len(paths)
+
+
+def mechanism_facts(pre, facts):
+    """The thread-scope solution at 1, 2 and natural blocks per SM, and the
+    depths 2, 3, 4 in three processes each."""
+    median_facts(pre, "mechanism", ("1", "2", "natural"), (1024, 2048, 4096),
+                 "mechanism", facts)
+    median_facts(pre, "stages", ("2", "3", "4"), (2048,), "stages", facts)
+    for s in (3, 4):
+        rows_facts(f"{pre}-blocked-stages-{s}.csv", f"blocked.s{s}",
+                   (2048, 4096), facts, "blocked")
+    rows_facts(f"{pre}-blocked-libcu-b1.csv", "blocked.libcu_b1",
+               (2048, 4096), facts, "blocked")
+
+
+# warp-slices of one launch at N = 2048: (N/64)^2 blocks of 8 warps, each
+# over N/16 K-slices (the lesson's tile)
+WARP_SLICES_2048 = (2048 // 64) ** 2 * 8 * (2048 // 16)
+OPCODES = ("FFMA", "LDS", "SYNCS", "ARRIVES", "LDGSTS", "LDG", "STS", "BAR")
+
+
+def opcode_facts(pre, facts):
+    """Executed warp instructions per SASS opcode of the lesson's pair at
+    N = 2048, and the difference between the kernels per warp-slice."""
+    path = f"{pre}-ncu-opcodes.txt"
+    rows = list(csv.reader(l for l in read(path).splitlines()
+                           if l.startswith('"')))
+    header = next((r for r in rows if r[0] == "ID"), None)
+    if header is None:
+        raise EvidenceError(f"{path}: no raw metrics table")
+    col = header.index("sass__inst_executed_per_opcode")
+    counts = {}
+    for r in rows:
+        kernel = r[header.index("Kernel Name")].split("(")[0] \
+            if len(r) == len(header) else ""
+        if kernel in ("matmulTileSync", "matmulTilePiped"):
+            counts[kernel] = {m.group(1): int(m.group(2).replace(",", ""))
+                              for m in re.finditer(r"([A-Z0-9]+): ([\d,]+)",
+                                                   r[col])}
+    if set(counts) != {"matmulTileSync", "matmulTilePiped"}:
+        raise EvidenceError(f"{path}: want both kernels of the lesson")
+    for kernel, ops in counts.items():
+        b = f"ncu.basic.{KERNELS[kernel].split('.')[1]}.op."
+        for op in OPCODES:
+            facts[b + op.lower()] = ops.get(op, 0)
+        facts[b + "total"] = sum(ops.values())
+    sync, piped = counts["matmulTileSync"], counts["matmulTilePiped"]
+    facts["ncu.basic.warp_slices"] = WARP_SLICES_2048
+    facts["ncu.basic.extra_per_warp_slice"] = (
+        sum(piped.values()) - sum(sync.values())) / WARP_SLICES_2048
+    facts["ncu.basic.piped.syncs_per_warp_slice"] = (
+        piped.get("SYNCS", 0) / WARP_SLICES_2048)
+    memory = ("FFMA", "LDS", "LDG", "STS", "LDGSTS", "SYNCS", "ARRIVES",
+              "BAR")
+    facts["ncu.basic.extra_other_per_warp_slice"] = (
+        sum(v for k, v in piped.items() if k not in memory) -
+        sum(v for k, v in sync.items() if k not in memory)) / WARP_SLICES_2048
 
 
 def cold_facts(pre, facts):
@@ -192,15 +270,15 @@ def blocked_facts(pre, facts):
             litlib.number(meta[f"blocked_{kind}_{k}_smem_bytes"])
             for k in ("static", "dynamic"))
     paths = sorted(glob.glob(f"{pre}-blocked-spread-*.csv"))
-    ratios = [facts["blocked.4096.ratio"]] + repeated(
-        paths, 4096, "piped_over_sync", f"{pre}-blocked-spread", "blocked")
-    pcts = [facts["blocked.4096.piped_pct_cublas"]] + repeated(
-        paths, 4096, "piped_pct_cublas", f"{pre}-blocked-spread", "blocked")
-    facts["blocked.spread.runs"] = len(ratios)
-    facts["blocked.spread.ratio_min"] = min(ratios)
-    facts["blocked.spread.ratio_max"] = max(ratios)
-    facts["blocked.spread.pct_min"] = min(pcts)
-    facts["blocked.spread.pct_max"] = max(pcts)
+    facts["blocked.spread.runs"] = len(paths) + 1
+    for n in (1024, 2048, 4096):
+        for col, name in (("piped_over_sync", "ratio"),
+                          ("piped_pct_cublas", "pct")):
+            got = [facts[f"blocked.{n}.{'ratio' if name == 'ratio' else col}"]
+                   ] + repeated(paths, n, col, f"{pre}-blocked-spread",
+                                "blocked")
+            facts[f"blocked.spread.{n}.{name}_min"] = min(got)
+            facts[f"blocked.spread.{n}.{name}_max"] = max(got)
     rows_facts(f"{pre}-blocked-b1.csv", "blocked.b1", (2048, 4096), facts,
                "blocked")
     rows_facts(f"{pre}-blocked-libcu.csv", "blocked.libcu", (4096,), facts,
@@ -339,7 +417,8 @@ def facts_for(pre):
              "gpu.date": stamp["date_utc"][:10],
              "gpu.source_hash": stamp["source_sha256"][:12]}
     for reader in (run_facts, spread_facts, residency_facts, cold_facts,
-                   blocked_facts, exercise_facts, sass_facts,
+                   blocked_facts, exercise_facts, mechanism_facts,
+                   opcode_facts, sass_facts,
                    sanitizer_facts, synccheck_facts, ncu_facts,
                    pitfall_facts):
         reader(pre, facts)

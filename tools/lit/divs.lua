@@ -6,6 +6,8 @@ divs.lua: lesson boxes from fenced divs.
                                         none when it is empty
 <details> is folded by default and opens without JavaScript; the summary
 attribute is read as Markdown, so it may hold `code`.
+Math that starts as a shell variable in a path does ($NAME/, $NAME:, ${N})
+is the text it was: "PATH=$CUDA_HOME/bin:$PATH" is no math. (Else: \$.)
 ]]
 
 local titles = { objectives = "Objectives", keypoints = "Key points" }
@@ -47,5 +49,13 @@ function Div(div)
     if #div.content == 0 then return {} end  -- every .when in it is false
     div.attributes.role = "status"
     return div
+  end
+end
+
+function Math(m)
+  local t = m.text
+  if m.mathtype == "InlineMath" and (t:match("^[%a_][%w_]+[/:]") or
+      t:match("^{[%a_][%w_]*}")) then
+    return pandoc.Str("$" .. t .. "$")
   end
 end

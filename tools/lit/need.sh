@@ -2,14 +2,19 @@
 # tools/lit/need.sh COMMAND PACKAGE [apt|pip|cuda]: exit 0 when COMMAND is
 # on PATH (or an executable path); otherwise name the package that gives it
 # and the command that installs it, and exit 1. The Makefile runs it before
-# each step that needs an outside tool.
+# each step that needs an outside tool. Several COMMAND PACKAGE HOW triples:
+# each is checked; exit 1 when any is missing.
 set -eu
+if [ $# -gt 3 ]; then
+    rc=0; while [ $# -ge 3 ]; do "$0" "$1" "$2" "$3" || rc=1; shift 3; done
+    exit $rc
+fi
 cmd=$1 pkg=$2 how=${3:-apt}
 if command -v "$cmd" >/dev/null 2>&1 || [ -x "$cmd" ]; then exit 0; fi
 echo "missing tool: $cmd" >&2
 case $how in
-pip) echo "  it comes from the Python package $pkg: python3 -m pip install" \
-          "$pkg (make setup installs it into build/venv)" >&2 ;;
+pip) echo "  it comes from the Python package $pkg, which make setup" \
+          "installs into build/venv: build/venv/bin/pip install $pkg" >&2 ;;
 cuda) echo "  it comes with the CUDA toolkit ($pkg): Debian package" \
            "nvidia-cuda-toolkit (non-free):" >&2
    echo "    apt-get install --no-install-recommends nvidia-cuda-toolkit" >&2

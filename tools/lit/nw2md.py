@@ -5,15 +5,18 @@ Use: noweave -n -t -index -backend tools/lit/nw2md.py lesson.nw > lesson.md
 
 It reads noweb's pipeline (@begin docs/code, @text, @nl, @defn, @use,
 @quote, @xref, @index ...) on standard input. Documentation passes through
-as Markdown, [[quoted code]] as an inline code span. Each code chunk becomes
+as Markdown, [[quoted code]] as inline code (its chunk uses linked as in
+code). Each code chunk becomes
 a raw HTML block: a header (anchor, name), the chunk's exact text (escaped,
 highlighted by Pygments, Debian python3-pygments) with its chunk uses and
 identifiers as links, and noweb's cross references. A list of chunks and
-the identifier index end the page.
+the identifier index end the page. An empty chunk is warned about, naming
+its line in the source ($NW2MD_SOURCE, else noweb's @file).
 """
 
 import html
 import itertools
+import os
 import re
 import sys
 
@@ -63,6 +66,7 @@ class Chunk:
         self.label = None         # noweb's label of this definition
         self.name = None
         self.lines = [[]]         # each line: list of (kind, text, target)
+        self.line = 0             # the source line of its <<name>>=
         self.notused = False
         self.prevdef = self.nextdef = None
         self.usedin = []          # labels of chunks that use this name
@@ -72,9 +76,11 @@ class Chunk:
 
 def read_document(events):
     """(parts, chunklist, index) of the pipeline events: parts [("docs",
-    text) or ("code", Chunk)]; chunklist and index [(label, name, defining
-    labels, using labels)] of chunks and identifiers."""
+    pieces: text, or a quote's list of text and (name, label) of uses) or
+    ("code", Chunk)]; chunklist and index [(label, name, defining labels,
+    using labels)] of chunks and identifiers."""
     parts, chunklist, index = [], [], []
+    source, line = os.environ.get("NW2MD_SOURCE"), 1
     mode = None            # None, 'docs' or 'code'
     docs = []              # text pieces of the current documentation chunk
     quote = None           # pieces of a [[quote]] in documentation, or None
@@ -84,6 +90,9 @@ def read_document(events):
     pending_ident = None   # (name, ref) set by '@index use', waits for @text
     entry = None           # current chunk-list or index entry
     for keyword, arg in events:
+        if (keyword, arg) in (("nl", ""), ("index", "nl")):
+            line += 1          # the source's lines, each ended by one of these
+        source = source or (arg if keyword == "file" else None)
         if keyword == "begin":
             mode = arg.split(" ")[0]
             if mode not in ("docs", "code"):
@@ -91,12 +100,16 @@ def read_document(events):
             docs, chunk, in_body = [], Chunk(), False
         elif keyword == "end":
             if mode == "docs":
-                parts.append(("docs", "".join(docs)))
+                parts.append(("docs", docs))
             elif mode == "code":
                 if chunk.name is None:
                     raise PipelineError("code chunk without @defn")
                 if chunk.lines and chunk.lines[-1] == []:
                     chunk.lines.pop()   # the line after the last newline
+                if not chunk.lines:
+                    print("nw2md: warning: %s:%d: chunk <<%s>> is empty (tidy "
+                          "says: empty <code>)" % (source, chunk.line,
+                                                   chunk.name), file=sys.stderr)
                 parts.append(("code", chunk))
             mode, chunk = None, None
         elif keyword == "text":
@@ -120,10 +133,11 @@ def read_document(events):
         elif keyword == "quote" and mode == "docs":
             quote = []
         elif keyword == "endquote" and quote is not None:
-            docs.append(code_span("".join(quote)))
+            docs.append(code_span("".join(quote)) if all(
+                isinstance(q, str) for q in quote) else quote)
             quote = None
         elif keyword == "defn":
-            chunk.name = arg
+            chunk.name, chunk.line = arg, line
             if chunk.label is None:
                 chunk.label = "nw-chunk-%d" % len(parts)
             pending_ref = None
@@ -131,6 +145,8 @@ def read_document(events):
             target, pending_ref = pending_ref, None
             if mode == "code":
                 chunk.lines[-1].append(("use", arg, target))
+            elif quote is not None:
+                quote.append((arg, target))
             elif mode == "docs":
                 docs.append("⟨%s⟩" % arg)
         elif keyword in ("xref", "index") and arg.split(" ")[0] in (
@@ -322,6 +338,13 @@ class Weaver:
         return '<a class="nwuse" data-chunk="%s"%s>%s</a>' % (
             esc(name), ' href="#%s"' % tip if tip else "", name_html(name))
 
+    def quote_html(self, piece):
+        """A piece of docs as Markdown: text, or quoted code with chunk
+        uses as raw HTML, the uses linked as in code."""
+        return piece if isinstance(piece, str) else "`<code>%s</code>`{=html}" \
+            % "".join(esc(p) if isinstance(p, str) else self.use_html(*p)
+                      for p in piece)
+
     def ident_link(self, name):
         """A link to an identifier's index entry, as HTML."""
         code = "<code>%s</code>" % esc(name)
@@ -372,7 +395,7 @@ class Weaver:
         out = []
         for kind, part in self.parts:
             if kind == "docs":
-                out.append(part)
+                out.extend(map(self.quote_html, part))
             else:
                 out.append("\n" + self.chunk_html(part) + "\n")
         tail = self.appendix()

@@ -1,5 +1,6 @@
 #!/bin/sh
-# tools/lit/tangle.sh [-L] SOURCE ROOT OUTPUT | --roots SOURCE ROOT...
+# tools/lit/tangle.sh [-L] SOURCE ROOT OUTPUT | --roots SOURCE ROOT... |
+#                     --all SOURCE OUTDIR ROOT...
 #
 # Tangles root chunk ROOT of the noweb file SOURCE into OUTPUT as noweb's
 # cpif does, but atomically: a temporary file beside OUTPUT replaces it only
@@ -8,58 +9,75 @@
 # Fails (exit 1) when ROOT is no root of SOURCE or notangle complains (an
 # undefined chunk: its uses' lines are named). --roots fails when SOURCE has
 # a root not among the ROOTs: an unused chunk is a root, so an unexpected
-# one is almost always a misspelled name whose code would never be tangled.
+# one is almost always a misspelled name whose code would never be tangled
+# (its line is named). --all: --roots, then each ROOT into OUTDIR/ROOT (-L)
+# and OUTDIR/clean/ROOT. noweb reads a copy of SOURCE under a plain name,
+# without CRs at line ends or a byte-order mark, so any path works.
 set -eu
-NOTANGLE=${NOTANGLE:-notangle}
-NOROOTS=${NOROOTS:-noroots}
-if [ "${1:-}" = "--roots" ]; then
-    src=$2; shift 2
-    bad=$("$NOROOTS" "$src" | while IFS= read -r r; do
-        name=${r#<<}; name=${name%>>}
-        found=no
-        for want in "$@"; do [ "$want" = "$name" ] && found=yes; done
-        [ $found = yes ] || printf '%s\n' "$r"
-    done)
-    [ -z "$bad" ] && exit 0
-    echo "$src: chunk(s) defined but never used (a misspelled name?):" >&2
-    printf '%s\n' "$bad" | sed 's/^/  /' >&2
-    exit 1
+NOTANGLE=${NOTANGLE:-notangle} NOROOTS=${NOROOTS:-noroots}
+case $NOTANGLE in /*) ;; */*) NOTANGLE=$PWD/$NOTANGLE ;; esac
+case $NOROOTS in /*) ;; */*) NOROOTS=$PWD/$NOROOTS ;; esac
+mode=one line=
+case ${1:-} in --roots|--all) mode=$1; shift ;; -L) line=-L; shift ;; esac
+if [ $# -lt 2 ] || { [ $mode = one ] && [ $# -ne 3 ]; }; then
+    echo "usage: tangle.sh [-L] SOURCE ROOT OUTPUT | --roots SOURCE ROOT..." \
+         "| --all SOURCE OUTDIR ROOT..." >&2
+    exit 2
 fi
-line=
-if [ "${1:-}" = "-L" ]; then line=-L; shift; fi
-[ $# -eq 3 ] || {
-    echo "usage: tangle.sh [-L] SOURCE ROOT OUTPUT | --roots SOURCE ROOT..." >&2
-    exit 2; }
-src=$1 root=$2 out=$3
-if ! "$NOROOTS" "$src" | grep -qxF "<<$root>>"; then
-    echo "tangle.sh: $src has no root chunk <<$root>> (noroots lists:" \
-         "$("$NOROOTS" "$src" | tr '\n' ' '))" >&2
-    exit 1
-fi
-dir=$(dirname "$out")
-mkdir -p "$dir"
-tmp= err=
-trap 'rm -f "$tmp" "$err"' EXIT INT TERM HUP
-tmp=$(mktemp "$dir/.tangle.XXXXXX")
-err=$(mktemp "${TMPDIR:-/tmp}/tangle-err.XXXXXX")
-rc=0
-"$NOTANGLE" $line -R"$root" "$src" >"$tmp" 2>"$err" || rc=$?
-if [ $rc -ne 0 ] || [ -s "$err" ]; then
-    echo "tangle.sh: notangle failed for <<$root>> in $src:" >&2
-    sed 's/^/  /' "$err" >&2
-    sed -n 's/^undefined chunk name: <<\(.*\)>>$/\1/p' "$err" |
+src=$1; shift
+work= tmp=
+trap 'rm -f "$tmp"; [ -z "$work" ] || rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM HUP
+work=$(mktemp -d "${TMPDIR:-/tmp}/tangle.XXXXXX")
+LC_ALL=C sed -e '1s/^\xEF\xBB\xBF//' -e 's/\r$//' "$src" > "$work/in.nw"
+at() {   # at TEXT MESSAGE: "SOURCE:N: MESSAGE" for each line N holding TEXT
+    grep -nF -e "$1" "$work/in.nw" | grep -vF "@$1" | cut -d: -f1 |
+        while read -r n; do echo "  $src:$n: $2"; done >&2
+}
+explain() {   # explain HEADLINE: noweb's complaints in err, with hints
+    echo "tangle.sh: $1" >&2
+    S=$src awk '{ if (index($0, "in.nw:") == 1)
+        $0 = ENVIRON["S"] substr($0, 6); print "  " $0 }' "$work/err" >&2
+    ! grep -q 'unescaped << in documentation' "$work/err" ||
+        echo "  (in prose, write << as @<< (x @<< 2, \`k@<<<g, b>>>(x)\`):" \
+             "noweb reads << as the start of a chunk name)" >&2
+    sed -n 's/^undefined chunk name: <<\(.*\)>>$/\1/p' "$work/err" |
     while IFS= read -r name; do
-        grep -nF "<<$name>>" "$src" | grep -vF "@<<$name>>" |
-            sed "s|^\([0-9]*\):.*|  $src:\1: uses <<$name>>, undefined|" >&2
-        case $name in
-        "<"*) echo "  (write a kernel launch as kernel@<<<grid, block>>>:" \
-                   "noweb reads << as a chunk reference)" >&2 ;;
+        at "<<$name>>" "uses <<$name>>, undefined"
+        case $name in "<"*) echo "  (write a kernel launch as" \
+            "kernel@<<<grid, block>>>: noweb reads << as a chunk use)" >&2 ;;
         esac
     done
     exit 1
+}
+(cd "$work" && "$NOROOTS" in.nw) > "$work/roots" 2> "$work/err" &&
+    [ ! -s "$work/err" ] || explain "noroots failed on $src:"
+tangle() {   # tangle ROOT OUTPUT [-L]
+    grep -qxF "<<$1>>" "$work/roots" || {
+        echo "tangle.sh: $src has no root chunk <<$1>> (noroots lists:" \
+             "$(tr '\n' ' ' < "$work/roots"))" >&2; exit 1; }
+    mkdir -p "$(dirname "$2")"
+    tmp=$(mktemp "$(dirname "$2")/.tangle.XXXXXX")
+    (cd "$work" && "$NOTANGLE" ${3:-} -R"$1" in.nw) > "$tmp" 2> "$work/err" &&
+        [ ! -s "$work/err" ] || explain "notangle failed for <<$1>> in $src:"
+    if [ -n "${3:-}" ]; then   # the directives name SOURCE, not the copy
+        N=$(printf '%s' "$src" | sed 's/[\\"]/\\&/g') awk '/^#line / &&
+            sub(/ "in\.nw"$/, "") { $0 = $0 " \"" ENVIRON["N"] "\"" } 1' \
+            "$tmp" > "$work/l" && cat "$work/l" > "$tmp"
+    fi
+    if [ -f "$2" ] && cmp -s "$tmp" "$2"; then rm -f "$tmp"; tmp=; return; fi
+    chmod 0644 "$tmp"
+    mv -f "$tmp" "$2"; tmp=
+}
+if [ $mode = one ]; then tangle "$1" "$2" $line; exit; fi
+[ $mode = --all ] && { out=$1; shift; }
+printf '%s\n' "$@" | sed 's/.*/<<&>>/' > "$work/want"
+if grep -vxF -f "$work/want" "$work/roots" > "$work/bad"; then
+    echo "$src: chunk(s) defined but never used (a misspelled name?):" >&2
+    while IFS= read -r r; do at "$r=" "$r="; done < "$work/bad"
+    exit 1
 fi
-if [ -f "$out" ] && cmp -s "$tmp" "$out"; then
-    exit 0
-fi
-chmod 0644 "$tmp"
-mv -f "$tmp" "$out"
+[ $mode = --roots ] || for root in "$@"; do
+    tangle "$root" "$out/$root" -L
+    tangle "$root" "$out/clean/$root"
+done

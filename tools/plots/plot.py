@@ -53,32 +53,45 @@ def gflops_table(pre):
     return head, out
 
 
+def over_processes(pattern, n):
+    """(median, min, max) of piped/sync at n over the CSVs matching
+    pattern (one per process), and the first one's metadata."""
+    paths = sorted(glob.glob(pattern))
+    if not paths:
+        raise ValueError(f"{pattern}: none")
+    r = [rows(p)[n]["piped_over_sync"] for p in paths]
+    return (statistics.median(r), min(r), max(r)), \
+        litlib.read_stamped_csv(paths[0])[0]
+
+
 def residency_table(pre):
-    """piped/sync against resident blocks per SM (1, 2, natural): the
-    median over the processes and its range, per N."""
-    sizes = (1024, 2048, 4096)
-    head = ["blocks per SM"] + [f"{w} N={n}" for n in sizes
-                                for w in ("piped/sync", "min", "max")]
+    """piped/sync against resident blocks per SM (1, 2, natural) at
+    N = 2048 and 4096, for cuda::pipeline (residency-*) and the
+    thread-scope loop (mechanism-*): median over processes, min, max."""
+    series = [(m, n) for n in (2048, 4096) for m in ("residency",
+                                                      "mechanism")]
+    head = ["blocks per SM"] + [
+        f"{w} {'cuda::pipeline' if m == 'residency' else 'thread-scope'} "
+        f"N={n}" for m, n in series for w in ("piped/sync", "min", "max")]
     out = []
     for setting in ("1", "2", "natural"):
-        paths = sorted(glob.glob(f"{pre}-residency-{setting}-*.csv"))
-        if not paths:
-            raise ValueError(f"{pre}-residency-{setting}-*.csv: none")
-        meta = litlib.read_stamped_csv(paths[0])[0]
-        line = [int(meta["basic_piped_blocks_per_sm"])]
-        for n in sizes:
-            r = [rows(p)[n]["piped_over_sync"] for p in paths]
-            line += [statistics.median(r), min(r), max(r)]
-        out.append(line)
+        line = []
+        for m, n in series:
+            stats, meta = over_processes(f"{pre}-{m}-{setting}-*.csv", n)
+            line += stats
+        out.append([int(meta["basic_piped_blocks_per_sm"])] + line)
     return head, out
 
 
 def stages_table(pre):
-    """piped/sync and shared memory per block against the depth."""
-    data = litlib.read_stamped_csv(f"{pre}-exercise.csv")[1]
-    head = ["stages", "piped/sync at N=2048", "shared memory per block (B)"]
-    return head, [[r["stages"], r["piped_over_sync"], r["piped_smem_bytes"]]
-                  for r in sorted(data, key=lambda r: r["stages"])]
+    """piped/sync at N = 2048 (median over processes, min, max) and the
+    shared memory per block against the depth."""
+    smem = {r["stages"]: r["piped_smem_bytes"] for r in
+            litlib.read_stamped_csv(f"{pre}-exercise.csv")[1]}
+    head = ["stages", "piped/sync at N=2048", "min", "max",
+            "shared memory per block (B)"]
+    return head, [[d, *over_processes(f"{pre}-stages-{d}-*.csv", 2048)[0],
+                   smem[d]] for d in sorted(smem)]
 
 
 TABLES = {"gflops": gflops_table, "residency": residency_table,

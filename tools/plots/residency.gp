@@ -1,13 +1,13 @@
-# piped/sync of the lesson's pair against resident blocks per SM, one line
-# per N, with the range over the processes, from residency.values.tsv
-# (tools/plots/plot.py: blocks per SM, then median, min and max of
-# piped/sync for N = 1024, 2048 and 4096).
+# piped/sync of the lesson's tile against resident blocks per SM, with the
+# range over the processes, from residency.values.tsv (tools/plots/plot.py:
+# blocks per SM, then median, min and max of piped/sync for cuda::pipeline
+# and the thread-scope loop at N = 2048, then the same at N = 4096).
 # gnuplot -e "in='residency.values.tsv'; out='OUT.svg'; gpu='NVIDIA H200';
 #             narrow=0" tools/plots/residency.gp   (narrow: see gflops.gp)
 if (!exists("narrow")) narrow = 0
 if (narrow) {
     set terminal svg size 360,440 dynamic font "sans,13" background "white"
-    set key below horizontal nobox
+    set key below vertical nobox
     set xlabel "resident blocks per SM"
     set ylabel "piped / sync"
     set title sprintf("Residency, %s", gpu)
@@ -26,14 +26,16 @@ set termoption noenhanced
 set xrange [0.5:4.5]
 # The last row is the natural residency: its tick says so.
 set xtics () nomirror
-set yrange [0.6:1.05]
+set yrange [0.5:1.05]
 set format y "%.2f"
 set grid ytics lc rgb "#dddddd"
 set arrow from 0.5,1 to 4.5,1 nohead dt 2 lc rgb "#888888"
 plot in every ::1 using 1:2:3:4:xtic(sprintf(column(0) < 2 ? "%d" : \
        "%d (natural)", $1)) with yerrorlines lw 2 pt 7 ps 1.1 \
-       lc rgb "#d9541e" title "N = 1024", \
-     in every ::1 using 1:5:6:7 with yerrorlines lw 2 pt 5 ps 1.1 \
-       lc rgb "#1b6ac9" title "N = 2048", \
-     in every ::1 using 1:8:9:10 with yerrorlines lw 2 pt 9 ps 1.1 \
-       lc rgb "#1d8a5a" title "N = 4096"
+       lc rgb "#1b6ac9" title "cuda::pipeline, N = 2048", \
+     in every ::1 using 1:5:6:7 with yerrorlines lw 2 dt 2 pt 6 ps 1.1 \
+       lc rgb "#1b6ac9" title "thread-scope, N = 2048", \
+     in every ::1 using 1:8:9:10 with yerrorlines lw 2 pt 5 ps 1.1 \
+       lc rgb "#d9541e" title "cuda::pipeline, N = 4096", \
+     in every ::1 using 1:11:12:13 with yerrorlines lw 2 dt 2 pt 4 ps 1.1 \
+       lc rgb "#d9541e" title "thread-scope, N = 4096"

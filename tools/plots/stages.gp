@@ -1,6 +1,6 @@
 # piped/sync and shared memory per block against the pipeline depth, from
-# stages.values.tsv (tools/plots/plot.py: stages, piped/sync at N = 2048,
-# shared memory per block in bytes).
+# stages.values.tsv (tools/plots/plot.py: stages; median, min and max of
+# piped/sync at N = 2048 over the processes; shared memory per block, bytes).
 # gnuplot -e "in='stages.values.tsv'; out='OUT.svg'; gpu='NVIDIA H200';
 #             narrow=0" tools/plots/stages.gp   (narrow: see gflops.gp)
 if (!exists("narrow")) narrow = 0
@@ -37,7 +37,7 @@ set grid ytics lc rgb "#dddddd"
 set arrow from 1.5,1 to 4.5,1 nohead dt 2 lc rgb "#888888"
 set arrow from first 1.5, second 48 to first 4.5, second 48 nohead dt 3 \
     lc rgb "#aa0000"
-plot in every ::1 using 1:2 with linespoints lw 2 pt 7 ps 1.3 \
+plot in every ::1 using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 1.3 \
        lc rgb "#1b6ac9" title "piped/sync", \
-     in every ::1 using 1:($3/1024) axes x1y2 with linespoints lw 2 pt 5 \
+     in every ::1 using 1:($5/1024) axes x1y2 with linespoints lw 2 pt 5 \
        ps 1.3 lc rgb "#d9541e" title "shared memory per block"
