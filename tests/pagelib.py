@@ -279,7 +279,7 @@ def fuzz(seed, count):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(document(rng))
             p = run([os.environ.get("NOWEAVE", "noweave"), "-n", "-t",
-                     "-index", "-backend", os.path.relpath(NW2MD, ROOT),
+                     "-index", "-backend", os.path.relpath(NW2MD, REPO),
                      path])   # noweave splits a backend path at spaces
             problems = (["nw2md exit %d: %s" % (p.returncode, p.stderr)]
                         if p.returncode else roundtrip(p.stdout, path))

@@ -465,7 +465,7 @@ def test_print_view(browser):
 SHOT_VIEWS = [("top", None), ("results", ".results-table"),
               ("cards", ".table-cards"), ("plot", "figure.plot"),
               ("banner", ".banner"), ("code", ".nwchunk"),
-              ("exercise", "details"), ("index", "#nw-index")]
+              ("exercise", "details"), ("index", "ul.nwindex")]
 
 
 @pytest.mark.skipif(not SHOTS, reason="PAGE_SHOTS unset (make site-check)")
