@@ -125,6 +125,10 @@ def derive(facts, evidence):
         lambda w, lds: w / lds)
     put("ncu.basic.ffma_per_lds_needed", ["ncu.basic.sync.wavefronts_per_lds"],
         lambda w: w / FMA_PER_WAVEFRONT)
+    put("ncu.blocked.piped.wavefronts_per_lds", [
+        "ncu.blocked.piped.wavefronts_per_ffma",
+        "sass.sm90.blocked_piped.ffma", "sass.sm90.blocked_piped.lds128"],
+        lambda w, ffma, lds: w * ffma / lds)
     # FP32 peak: SMs x FP32 FMA lanes per SM x 2 FLOP x clock (Programming
     # Guide, arithmetic instruction throughput: 128 lanes at CC 9.0).
     put("gpu.fp32_peak_tflops", ["gpu.sm_count", "gpu.max_sm_clock_mhz"],

@@ -157,23 +157,15 @@ def spread_facts(pre, facts):
 
 
 def residency_facts(pre, facts):
-    """The residency dial: median and range of piped/sync per setting."""
+    """The residency dial: median and range of piped/sync per setting (the
+    control, 4, once; residency.runs counts the processes of the others)."""
+    median_facts(pre, "residency", ("4", "1", "2", "natural"),
+                 (1024, 2048, 4096), "residency", facts)
     for setting in ("1", "2", "natural", "4"):
-        paths = sorted(glob.glob(f"{pre}-residency-{setting}-*.csv"))
-        for n in (1024, 2048, 4096):
-            b = f"residency.{setting}.{n}"
-            for col, name in (("piped_over_sync", "ratio"),
-                              ("sync_ms_median", "sync_ms")):
-                got = repeated(paths, n, col, f"{pre}-residency-{setting}")
-                facts[f"{b}.{name}"] = statistics.median(got)
-                if name == "ratio":
-                    facts[b + ".ratio_min"] = min(got)
-                    facts[b + ".ratio_max"] = max(got)
-        meta = read(paths[0], True)[0]
+        meta = read(sorted(glob.glob(
+            f"{pre}-residency-{setting}-*.csv"))[0], True)[0]
         facts[f"residency.{setting}.blocks_per_sm"] = litlib.number(
             meta["basic_piped_blocks_per_sm"])
-        if setting == "1":
-            facts["residency.runs"] = len(paths)
 
 
 def median_facts(pre, stem, settings, sizes, prefix, facts):
