@@ -139,8 +139,6 @@ window.C = (() => {
       .map(c => clippedBy(c) + ': ' + norm(c.textContent).slice(0, 60));
     const plots = all('main figure.plot').map(fig => ({
       plot: fig.dataset.plot, figureWidth: fig.getBoundingClientRect().width,
-      describedBy: (fig.getAttribute('aria-describedby') || '').split(' ')
-        .filter(Boolean),
       links: all('.plot-numbers a', fig).filter(shown)
         .map(a => a.getAttribute('href')),
       shown: all('svg.plot-wide, svg.plot-narrow, img', fig).filter(shown)
