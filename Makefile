@@ -123,7 +123,7 @@ BINS   := $(KERNELS:%=$(OBJDIR)/%) $(BLOCKED_KERNELS:%=$(OBJDIR)/%)
 
 .PHONY: all deps setup tangle build build-all run site facts plots sm80-check \
         stage-limits evidence-compile exercise exercise-check evidence-gpu \
-        pitfalls pitfalls-compile check clean help
+        pitfalls pitfalls-compile check site-check clean help
 all: deps tangle build site ## tangle, build the program, weave the page
 
 help: ## list the targets a user types
@@ -362,7 +362,7 @@ facts: build/facts.json ## gather evidence/*.facts.json for the page
 
 # The plots draw the first GPU's evidence in evidence/: each NAME gives
 # NAME.svg (wide), NAME-narrow.svg (phones) and NAME.values.tsv (its
-# numbers, which the page shows as its text alternative).
+# numbers, which the page tests find in the tables the figure names).
 GPU := $(patsubst %-run-sm_80.csv,%,$(firstword \
          $(wildcard evidence/gpu-*-run-sm_80.csv)))
 PLOT_NAMES := gflops residency stages
@@ -379,7 +379,8 @@ $(foreach p,$(PLOT_NAMES),$(eval build/plots/$(p).svg \
 plots: $(PLOTS) ## draw the page's plots from evidence/ with gnuplot
 
 WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/facts.lua \
-               tools/lit/divs.lua site/template.html site/style.css
+               tools/lit/divs.lua tools/lit/page.lua site/template.html \
+               site/style.css site/page.js
 ## site: weave day74.nw into site/index.html
 site: site/index.html $(PROGRAM:%=site/downloads/%) \
     site/downloads/source_hash.h
@@ -402,13 +403,14 @@ site/downloads/source_hash.h: build/source_hash.h
 
 # ---- make check: every test that needs no GPU, all listed here --------------
 CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
-          tangle-test robust-test exercise-check-solution
+          format-check tangle-test robust-test exercise-check-solution
 # A group whose tools are missing is skipped, naming what to install
 # (NEEDS_<group>: COMMAND PACKAGE HOW triples).
 NEEDS_compile-test = $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip \
   $(call sq,$(NVDISASM)) nvidia-cuda-nvdisasm pip
 NEEDS_page-test = $(call sq,$(TIDY)) tidy apt $(call sq,$(CHROMIUM)) \
   chromium apt $(call sq,$(CHROMEDRIVER)) chromium-driver apt
+NEEDS_format-check = clang-format-14 clang-format-14 apt
 check: deps ## run every test that needs no GPU (JOBS at a time)
 	@$(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then run="$$run \
 	   $c"; else skip="$$skip $c"; echo "make check: skipping $c" >&2; fi;) \
@@ -445,11 +447,28 @@ compile-test: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json
 facts-test: ## the facts pipeline, the verdicts, the GPU facts parser
 	@$(TEST) tests/test_facts.py
 
-page-test: site ## the page: round trip, browser, tidy, awkward input, fuzz
-	@$(NEED) $(TIDY) tidy
-	@$(NEED) $(CHROMIUM) chromium
-	@$(NEED) $(CHROMEDRIVER) chromium-driver
+PAGE_TEST := tests/test_page.py tests/pagelib.py tests/page_checks.js
+page-test: site $(PAGE_TEST) ## the page: round trip, Chromium, tidy, fuzz
+	@$(NEED) $(call sq,$(TIDY)) tidy
+	@$(NEED) $(call sq,$(CHROMIUM)) chromium
+	@$(NEED) $(call sq,$(CHROMEDRIVER)) chromium-driver
 	@$(TEST) tests/test_page.py
+
+## site-check: the page tests, and screenshots for a reviewer in build/page/
+site-check: site $(PAGE_TEST)
+	@$(NEED) $(call sq,$(CHROMIUM)) chromium
+	@$(NEED) $(call sq,$(CHROMEDRIVER)) chromium-driver
+	@PAGE_SHOTS=build/page $(TEST) tests/test_page.py
+	@echo "site-check: screenshots (375 and 1280 px, light and dark) and" \
+	  "print.pdf in build/page/"
+
+# Every clean tangle but the student's (which the student writes): at most
+# 80 columns, and as clang-format writes it (#pragma indentation aside).
+FORMATTED := $(filter-out %/$(STUDENT).cu,$(ROOTS:%=build/clean/%))
+format-check: $(FORMATTED) ## tangles: <= 80 columns, clang-format clean
+	@$(NEED) clang-format-14 clang-format-14
+	@$(TEST) tests/test_format.py
+	@tools/format/check-format $(FORMATTED)
 
 tangle-test: $(BIN) site ## tangle, build, weave in scratch copies; exit codes
 	@$(TEST) tests/test_tangle.py --bin $(BIN)

@@ -6,11 +6,18 @@
  * (<a class="nwuse" data-chunk="USED">) replaced by that chunk's text
  * indented to the column of the use, and a final newline.  As in noweb,
  * tabs become spaces first (stops of 8, counted from the start of each
- * source line, where a use reads <<name>>), and widths count UTF-8 bytes.  Every other
- * code block (<pre>) gets a button that copies its text as shown.
+ * source line, where a use reads <<name>>), and widths count UTF-8 bytes.
+ * Every other code block (<pre>) gets a button that copies its text as
+ * shown.
  *
  * window.lessonPage.tangle(NAME) returns the text a chunk's button copies;
  * the page's tests compare it (and the clipboard) with notangle.
+ *
+ * A table with a phone layout (tools/lit/page.lua: table-wide with its
+ * transposed copy, or table-cards) that does not fit its wrapper gets the
+ * class "too-narrow" on the wrapper, which shows the phone layout; checked
+ * again when the window's width changes.  Without JavaScript such a table
+ * scrolls inside its wrapper.
  */
 (function () {
   'use strict';
@@ -86,7 +93,8 @@
 
   function expand(name, indent, column, depth) {
     // notangle's expansion of a chunk, without the final newline.
-    if (depth > 100) throw new Error('chunks nested deeper than 100 at ' + name);
+    if (depth > 100)
+      throw new Error('chunks nested deeper than 100 at ' + name);
     var lines = parts[name];
     if (!lines) throw new Error('chunk used but not on this page: ' + name);
     var out = [];
@@ -188,7 +196,8 @@
       var what = '\u27e8' + name + '\u27e9' +
         (count[name] > 1 ? ' (all ' + count[name] + ' parts)' : '') +
         ', as notangle writes it';
-      head.appendChild(makeButton('Copy', what, function () { return tangle(name); }));
+      head.appendChild(makeButton('Copy', what,
+                                  function () { return tangle(name); }));
     });
     document.querySelectorAll('pre').forEach(function (pre) {
       if (pre.closest('.nwchunk')) return;
@@ -201,7 +210,19 @@
         return pre.textContent.replace(/\n?$/, '\n');
       }));
     });
+    fitTables();
+    window.addEventListener('resize', fitTables);
     document.documentElement.classList.add('js');
+  }
+
+  function fitTables() {
+    document.querySelectorAll('table.table-wide, table.table-cards')
+      .forEach(function (t) {
+        var wrap = t.parentNode;
+        wrap.classList.remove('too-narrow');
+        if (t.offsetWidth > wrap.clientWidth + 1)
+          wrap.classList.add('too-narrow');
+      });
   }
 
   window.lessonPage = { tangle: tangle, copyText: copyText };

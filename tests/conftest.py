@@ -11,12 +11,13 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
 # A make of our own runs without the calling make's jobserver and flags,
-# and without the tool paths it exports, as a user's make would.
+# and without the tool paths it exports or `make check JOBS=2` passes
+# down, as a user's make would.
 MAKE_ENV = {k: v for k, v in os.environ.items() if k not in
             ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
              "GNUMAKEFLAGS", "NVCC", "PYTHON", "NOTANGLE", "NOROOTS",
              "NOWEAVE", "PANDOC", "GNUPLOT", "TIDY", "CHROMIUM",
-             "CHROMEDRIVER")}
+             "CHROMEDRIVER", "JOBS")}
 
 
 def sources(repo=REPO):

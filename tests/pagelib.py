@@ -1,28 +1,53 @@
-"""Helpers of the weave tests: run the tools, read chunks back, fuzz.
+"""Helpers of the page tests (tests/test_page.py): noweb's reading of a
+source, the chunks a page shows, weaving, a headless Chromium, and seeded
+random noweb documents for the fuzz test of nw2md.py.
 
-Chunks are read from the page by their markup (see tools/lit/nw2md.py):
+Chunks are read from a page by their markup (see tools/lit/nw2md.py):
   <div class="nwchunk" data-chunk="NAME"> ... <pre class="nwcode"><code>TEXT
 where TEXT holds chunk uses as <a class="nwuse" data-chunk="USED">.
 """
 
+import functools
 import html
 import os
 import random
 import re
 import shutil
+import subprocess
 import tempfile
-import time
 
-from conftest import run
+from conftest import FIXTURES, REPO, run
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FIXTURES = os.path.join(ROOT, "tests", "fixtures", "weave")
-NW2MD = os.path.join(ROOT, "tools", "lit", "nw2md.py")
-WEAVE = os.path.join(ROOT, "tools", "lit", "weave.sh")
+WEAVE_FIXTURES = os.path.join(FIXTURES, "weave")
+NW2MD = os.path.join(REPO, "tools", "lit", "nw2md.py")
+WEAVE = os.path.join(REPO, "tools", "lit", "weave.sh")
 NOWEB_LIB = os.environ.get("NOWEB_LIB", "/usr/lib/noweb")
+# Weaves find the fixtures' plots.
+WEAVE_ENV = {**os.environ, "SITE_EXTRA_RESOURCES":
+             os.path.join(WEAVE_FIXTURES, "plots")}
 CHUNK = re.compile(r'<div class="nwchunk"[^>]*? data-chunk="([^"]*)".*?'
                    r'<pre class="nwcode[^"]*"><code>(.*?)</code></pre>', re.S)
 USE = re.compile(r'<a class="nwuse" data-chunk="([^"]*)"[^>]*>.*?</a>')
+
+
+def markup(nw, *flags):
+    """noweb's markup of nw (-t: tabs kept), read once per file version."""
+    st = os.stat(nw)
+    return _markup(nw, flags, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=None)
+def _markup(nw, flags, *stamp):
+    return subprocess.run([os.path.join(NOWEB_LIB, "markup"), *flags, nw],
+                          check=True, capture_output=True).stdout
+
+
+def notangle(nw, name):
+    """What `notangle -R'name' nw` prints. Runs notangle's stages (markup,
+    nt) itself: the notangle script cannot pass a name with a quote."""
+    return subprocess.run([os.path.join(NOWEB_LIB, "nt"), "-R" + name],
+                          input=markup(nw), check=True,
+                          capture_output=True).stdout.decode()
 
 
 def read_chunks(html_text):
@@ -40,10 +65,9 @@ def read_chunks(html_text):
 
 
 def source_chunks(nw):
-    """read_chunks' result as noweb's markup reads nw (tabs kept)."""
+    """read_chunks' result as noweb's markup reads nw."""
     chunks, lines = {}, None
-    for raw in run([os.path.join(NOWEB_LIB, "markup"), "-t", nw],
-                   check=True).stdout.split("\n"):
+    for raw in markup(nw, "-t").decode().split("\n"):
         kw, _, arg = raw.partition(" ")
         if kw == "@defn":
             name, lines = arg, []
@@ -69,11 +93,9 @@ def roundtrip(html_text, nw):
     """Problems where the chunks on a page differ from noweb's reading of
     nw: the same names, and each definition line for line."""
     page, src = read_chunks(html_text), source_chunks(nw)
-    problems = []
-    if set(page) != set(src):
-        problems.append("chunk names differ: only on page %s, only in "
-                        "source %s" % (sorted(set(page) - set(src)),
-                                       sorted(set(src) - set(page))))
+    problems = ["chunk names differ: only on page %s, only in source %s" % (
+        sorted(set(page) - set(src)), sorted(set(src) - set(page)))
+        ] if set(page) != set(src) else []
     for name in sorted(set(page) & set(src)):
         for i, (a, b) in enumerate(zip(page[name], src[name])):
             if a != b:
@@ -88,13 +110,16 @@ def roundtrip(html_text, nw):
     return problems
 
 
-def weave_page(nw, facts=os.path.join(FIXTURES, "facts-empty.json")):
-    """The HTML page tools/lit/weave.sh makes of nw (AssertionError if it
-    fails)."""
+def weave_page(nw, facts="facts-empty.json", out=None):
+    """The HTML text tools/lit/weave.sh makes of nw with a facts fixture,
+    plots from the fixtures' plots/ (AssertionError if it fails); kept
+    at out when given."""
     with tempfile.TemporaryDirectory() as tmp:
-        p = run([WEAVE, nw, facts, os.path.join(tmp, "page.html")])
+        path = out or os.path.join(tmp, "page.html")
+        p = run([WEAVE, nw, os.path.join(WEAVE_FIXTURES, facts), path],
+                env=WEAVE_ENV)
         assert p.returncode == 0, "weave.sh failed: " + p.stderr[-2000:]
-        with open(os.path.join(tmp, "page.html"), encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             return f.read()
 
 
@@ -105,6 +130,72 @@ def texts(html_text, tag, cls=None):
             re.findall(r"<%s\b([^>]*)>(.*?)</%s>" % (tag, tag), html_text,
                        re.S)
             if cls is None or re.search(r'class="[^"]*\b%s\b' % cls, attrs)]
+
+
+def numbers(text):
+    """[(value, decimals)] of the numbers written in a text."""
+    return [(float(m.group(0).replace(",", "")), len(m.group(1) or ""))
+            for m in re.finditer(r"(?<![\w.])\d[\d,]*(?:\.(\d+))?", text)]
+
+
+# ---- headless Chromium (Debian's chromium, chromium-driver, selenium) -----
+CHECKS_JS = os.path.join(REPO, "tests", "page_checks.js")
+
+
+class Browser:
+    """One headless Chromium, opening pages at a width and colour scheme
+    with tests/page_checks.js loaded as window.C."""
+
+    def __init__(self):
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = shutil.which(os.environ.get("CHROMIUM",
+                                                           "chromium"))
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--hide-scrollbars",
+                     "--window-size=1280,900"):
+            opts.add_argument(flag)
+        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.d = webdriver.Chrome(options=opts, service=Service(
+            shutil.which(os.environ.get("CHROMEDRIVER", "chromedriver"))))
+        with open(CHECKS_JS, encoding="utf-8") as f:
+            self.checks = f.read()
+
+    def open(self, path, width, scheme="light", media="screen"):
+        """Show the page at path; returns self."""
+        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 900, "deviceScaleFactor": 1,
+            "mobile": width < 600})
+        self.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+            "media": media, "features": [
+                {"name": "prefers-color-scheme", "value": scheme}]})
+        self.d.get("about:blank")
+        self.d.get("file://" + path)
+        self.d.execute_script(self.checks)
+        return self
+
+    def run(self, check, *args):
+        """The result of window.C[check](...args)."""
+        return self.d.execute_script(
+            "return C[arguments[0]](...arguments[1])", check, args)
+
+    def console_errors(self):
+        return [e["message"] for e in self.d.get_log("browser")
+                if e.get("level") == "SEVERE"]
+
+    def shot(self, path, selector=None):
+        """A PNG of the whole element (or of the first screen) at path."""
+        clip = self.d.execute_script(
+            "const e = arguments[0] && document.querySelector(arguments[0]);"
+            "if (!e) return null; const r = e.getBoundingClientRect();"
+            "return {x: 0, y: Math.max(0, r.top + scrollY - 16), scale: 1,"
+            " width: innerWidth, height: Math.min(r.height + 32, 2400)}",
+            selector)
+        png = self.d.execute_cdp_cmd("Page.captureScreenshot", dict(
+            clip=clip, captureBeyondViewport=True) if clip else {})
+        with open(path, "wb") as f:
+            f.write(__import__("base64").b64decode(png["data"]))
 
 
 # ---- seeded random noweb documents for the fuzz test of nw2md.py ----------
@@ -179,29 +270,25 @@ def document(rng):
     return "".join(out)
 
 
-def fuzz(seed, budget_s):
-    """Check random documents until budget_s passes (at most 400); returns
-    (failures, number checked)."""
-    rng = random.Random(seed)
-    failures, n, start = [], 0, time.time()
+def fuzz(seed, count):
+    """Check count random documents; returns the failures."""
+    rng, failures = random.Random(seed), []
     with tempfile.TemporaryDirectory() as tmp:
-        while time.time() - start < budget_s and n < 400:
+        for n in range(count):
             path = os.path.join(tmp, "doc%d.nw" % n)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(document(rng))
             p = run([os.environ.get("NOWEAVE", "noweave"), "-n", "-t",
-                     "-index", "-backend", os.path.relpath(NW2MD, ROOT),
+                     "-index", "-backend", os.path.relpath(NW2MD, REPO),
                      path])   # noweave splits a backend path at spaces
             problems = (["nw2md exit %d: %s" % (p.returncode, p.stderr)]
                         if p.returncode else roundtrip(p.stdout, path))
             if n % 25 == 0 and not problems:   # now and then, a whole page
                 problems = roundtrip(weave_page(path), path)
             if problems:
-                keep = os.path.join(ROOT, "build",
-                                    "fuzz-failure-%d.nw" % len(failures))
+                keep = os.path.join(REPO, "build", "fuzz-failure-%d.nw" % n)
                 os.makedirs(os.path.dirname(keep), exist_ok=True)
                 shutil.copy(path, keep)
                 failures.append("seed %d doc %d (%s): %s" % (
                     seed, n, keep, problems[0][:400]))
-            n += 1
-    return failures, n
+    return failures

@@ -19,7 +19,7 @@ if [ -n "${DAY74_NO_SETUP:-}" ]; then
 fi
 APT="noweb pandoc gnuplot-nox chromium chromium-driver python3-selenium
      python3-pygments python3-pytest python3-venv tidy libcmocka-dev
-     pkg-config make gcc"
+     pkg-config make gcc clang-format-14"
 PIP="nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm"
 PYTHON=${PYTHON:-/usr/bin/python3}
 VENV=build/venv

@@ -2,7 +2,8 @@
 divs.lua: lesson boxes from fenced divs.
   ::: {.details summary="Hint 1"}   -> <details><summary>Hint 1</summary>...
   ::: objectives / ::: keypoints     -> a titled box (class box + the name)
-  ::: banner                         -> a status banner (role="status")
+  ::: banner                         -> a status banner (role="status"),
+                                        none when it is empty
 <details> is folded by default and opens without JavaScript; the summary
 attribute is read as Markdown, so it may hold `code`.
 Math that starts as a shell variable in a path does ($NAME/, $NAME:, ${N})
@@ -45,6 +46,7 @@ function Div(div)
     end
   end
   if div.classes:includes("banner") then
+    if #div.content == 0 then return {} end  -- every .when in it is false
     div.attributes.role = "status"
     return div
   end

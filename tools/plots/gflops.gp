@@ -13,11 +13,12 @@ if (narrow) {
     set xlabel "matrix size N"
     set ylabel "TFLOP/s (median)"
     set title sprintf("FP32 GEMM, %s", gpu)
-    set lmargin 6
+    set lmargin 8
     set rmargin 2
 } else {
     set terminal svg size 720,440 dynamic font "sans,13" background "white"
-    set key outside right top vertical Left reverse nobox width -4
+    set key inside right bottom vertical Left reverse nobox width -4 \
+        opaque samplen 3
     set xlabel "matrix size N (N × N × N product)"
     set ylabel "TFLOP/s (median of the timed launches)"
     set title sprintf("FP32 GEMM on %s, -arch=sm_80 build", gpu)

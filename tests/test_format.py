@@ -1,0 +1,86 @@
+"""tools/format/check-format (make format-check runs it on the tangles):
+it passes code in the style, fails on a line over 80 columns and on a
+clang-format difference, ignores only the indentation of #pragma lines,
+and make format-check checks every clean tangle but the student's."""
+
+import os
+import re
+
+import pytest
+
+from conftest import REPO, make, run
+
+CHECK = os.path.join(REPO, "tools", "format", "check-format")
+GOOD = """\
+constexpr int kThreads = 256;
+
+__global__ void __launch_bounds__(kThreads)
+scaleAndShift(const float* __restrict__ a, const float* __restrict__ b,
+              float* __restrict__ c, int n)
+{
+    const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i < n) {
+        #pragma unroll
+        for (int k = 0; k < 4; ++k)
+            c[i] += 2.0f * a[i] + b[i];
+    }
+}
+
+extern "C" int day74_threads(void) { return kThreads; }
+"""
+
+@pytest.fixture
+def check(tmp_path):
+    """check-format on GOOD with the first `old` replaced by `new`."""
+    def run_on(old="", new=""):
+        path = tmp_path / "x.cu"
+        path.write_text(GOOD.replace(old, new, 1))
+        p = run([CHECK, str(path)])
+        return p.returncode, p.stdout + p.stderr
+    return run_on
+
+
+def test_the_style_passes_pragmas_indented_or_not(check):
+    """The house style passes, a #pragma indented by noweb or in column 0;
+    the style file is one clang-format 14 reads."""
+    assert check()[0] == 0, check()[1]
+    assert check("        #pragma", "#pragma")[0] == 0
+    p = run(["clang-format-14", "--style=file:" + os.path.join(
+        REPO, ".clang-format"), "--dump-config"])
+    assert p.returncode == 0 and "ColumnLimit:     80" in p.stdout
+
+
+@pytest.mark.parametrize("old,new,said", [
+    ("    if (i < n) {", "    if (i < n) { /*" + "x" * 60 + "*/",
+     r"x\.cu:8: 81 columns \(limit 80\)"),
+    ("    if (i < n) {", "\t\t\t\t\t\t\t\t/* " + "y" * 15 + " */\n    if "
+     "(i < n) {", r"x\.cu:8: 85 columns"),
+    ("c[i] += 2.0f", "c[i]+=2.0f", r"- +c\[i\]\+=2\.0f.*\n\+ +c\[i\] \+= "),
+    ("        #pragma", "        #define K 4\n        #pragma",
+     r"-\s+#define K 4\n\+ #define K 4")])
+def test_a_violation_fails(check, old, new, said):
+    """A line over 80 columns (tabs to stops of 8) or a clang-format
+    difference (an indented #define, unlike a #pragma) fails, named."""
+    rc, out = check(old, new)
+    assert rc == 1 and re.search(said, out), out
+
+
+def test_usage_errors(tmp_path):
+    """A missing file or style file is exit 2, not a pass."""
+    assert run([CHECK, str(tmp_path / "none.c")]).returncode == 2
+    (tmp_path / "a.c").write_text("int x;\n")
+    assert run([CHECK, "--style", str(tmp_path / "none"),
+                str(tmp_path / "a.c")]).returncode == 2
+
+
+def test_make_format_check_covers_every_tangle():
+    """make format-check runs the check on every clean tangle but the
+    student's exercise file."""
+    p = make(REPO, "-n", "format-check")
+    files = set(re.findall(r"build/clean/\S+", p.stdout.split(
+        "check-format")[-1]))
+    assert p.returncode == 0 and len(files) >= 14, p.stdout + p.stderr
+    assert {"build/clean/pitfalls/wrong-stage.cu", "build/clean/harness.c",
+            "build/clean/experiments/pipeline-wait-all.cu",
+            "build/clean/exercises/solution.cu"} <= files
+    assert "build/clean/exercises/student.cu" not in files
