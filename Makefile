@@ -121,9 +121,9 @@ OBJDIR := build/$(CONFIG)
 BIN    := $(OBJDIR)/pipelined_gemm
 BINS   := $(KERNELS:%=$(OBJDIR)/%) $(BLOCKED_KERNELS:%=$(OBJDIR)/%)
 
-.PHONY: all deps setup tangle build build-all run site facts plots sm80-check \
-        stage-limits evidence-compile exercise exercise-check evidence-gpu \
-        pitfalls pitfalls-compile check site-check clean help
+.PHONY: all deps setup record-sources tangle build build-all run site facts \
+        plots sm80-check stage-limits evidence-compile exercise exercise-check \
+        evidence-gpu pitfalls pitfalls-compile check site-check clean help
 all: deps tangle build site ## tangle, build the program, weave the page
 
 help: ## list the targets a user types
@@ -149,7 +149,7 @@ build/.deps-ok: tools/setup.sh tools/compile/find-tool.sh
 # time, is an included makefile: make brings it up to date first (even for
 # -n and -q), then reads every time afresh, so after any make, -q agrees.
 TANGLED := $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h \
-           build/source.sha256
+           build/source.sha256 build/source.tokens
 ## tangle: tangle day74.nw into build/
 tangle: $(TANGLED)
 
@@ -161,10 +161,11 @@ define TANGLE
 @set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
  echo "$$h" > build/source.sha256.tmp; \
  echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h.tmp; \
- for f in build/source.sha256 build/source_hash.h; do \
+ $(PY) -m tools.lit.tokens $(HASHED:%=build/clean/%) > build/source.tokens.tmp;\
+ for f in build/source.sha256 build/source_hash.h build/source.tokens; do \
    cmp -s $$f.tmp $$f && rm -f $$f.tmp || mv -f $$f.tmp $$f; done
 endef
-build/tangle.mk: $(NW) tools/lit/tangle.sh
+build/tangle.mk: $(NW) tools/lit/tangle.sh tools/lit/tokens.py
 	$(TANGLE)
 	@echo "# make's stamp of the tangle of $(NW)" > $@
 $(TANGLED) &: # removed since (by make clean earlier in this run, say)
@@ -352,11 +353,28 @@ evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
 # The evidence folder itself is a prerequisite: removing a facts file
 # (which changes the folder) gathers again.
 build/facts.json: $(wildcard evidence/*.facts.json) evidence \
-    build/source.sha256 tools/facts/schema.tsv tools/facts/derive.py \
-    tools/lit/gather.py tools/lit/litlib.py
+    build/source.sha256 build/source.tokens tools/facts/schema.tsv \
+    tools/facts/derive.py tools/lit/gather.py tools/lit/litlib.py \
+    $(wildcard evidence/sources.tsv)
 	@$(PY) -m tools.lit.gather --schema tools/facts/schema.tsv \
 	  --evidence evidence --source-hash build/source.sha256 \
+	  --token-hash build/source.tokens --same-text evidence/sources.tsv \
 	  --derive tools.facts.derive --out $@
+
+# Evidence measured from REV's sources stays current while the sources
+# differ from them in layout only (tools/lit/tokens.py says what counts).
+## record-sources: REV=commit: add REV's sources to evidence/sources.tsv
+record-sources: deps
+	@set -e; t=$$(mktemp -d); trap 'rm -rf "$$t"' EXIT; \
+	 git show $(call sq,$(REV)):$(NW) > "$$t/$(NW)"; \
+	 tools/lit/tangle.sh --all "$$t/$(NW)" "$$t" $(ROOTS) >/dev/null; \
+	 raw=$$(cd "$$t/clean" && cat $(HASHED) | sha256sum | cut -d' ' -f1); \
+	 tok=$$($(PY) -m tools.lit.tokens $(HASHED:%="$$t/clean/%")); \
+	 f=evidence/sources.tsv; { [ -f $$f ] && grep -v "^$$raw" $$f || \
+	   echo "# sources measured: sha256, tokens (tools/lit/tokens.py), rev"; \
+	   printf '%s\t%s\t%s\n' $$raw $$tok \
+	   $$(git rev-parse --short $(call sq,$(REV))); } > $$f.tmp; \
+	 mv -f $$f.tmp $$f; echo "record-sources: $$raw of $(REV) in $$f"
 
 facts: build/facts.json ## gather evidence/*.facts.json for the page
 

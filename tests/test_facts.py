@@ -201,3 +201,38 @@ def test_gpu_facts_reproduce_the_committed_file(tmp_path):
     os.remove(os.path.join(ev, "gpu-h200-sass.txt"))
     p = run([sys.executable, "-m", "tools.gpu.gpu_facts", ev])
     assert p.returncode == 1 and "gpu-h200-sass.txt" in p.stderr
+
+
+def test_tokens_see_code_not_layout(tmp_path):
+    """tools/lit/tokens.py: layout, comments and split strings change
+    nothing; a changed token or a directive's line end does."""
+    from tools.lit import tokens
+    base = ('#define A 1\nint f(void) { return A; } /* x */\n'
+            'const char *s = "ab";\n')
+    same = ['#define A 1\nint f(void)\n{\n    return A;\n}\n'
+            'const char *s =\n    "a" // y\n    "b";\n']
+    other = [base.replace("return A", "return A + 0"),
+             base.replace('"ab"', '"a b"'),
+             base.replace("#define A 1\n", "#define A 1 ")]
+    assert all(tokens.tokens(t) == tokens.tokens(base) for t in same)
+    assert all(tokens.tokens(t) != tokens.tokens(base) for t in other)
+
+
+@pytest.mark.parametrize("same_tokens", [True, False])
+def test_same_text_keeps_evidence_current(tmp_path, same_tokens):
+    """Evidence of other sources is current, and a relayout, only when
+    SOURCES.tsv gives its sha256 the current token digest."""
+    ev = os.path.join(FIX, "good", "evidence")
+    with open(os.path.join(ev, "compile.facts.json"), encoding="utf-8") as f:
+        measured = json.load(f)["meta"]["source_sha256"]
+    (tmp_path / "now").write_text("1" * 64 + "\n")
+    (tmp_path / "tok").write_text("2" * 64 + "\n")
+    (tmp_path / "sources.tsv").write_text(
+        f"# header\n{measured}\t{'2' if same_tokens else '3'}" + "2" * 63 +
+        "\tabc1234\n")
+    facts = gather.gather(os.path.join(FIX, "schema.tsv"), ev,
+                          str(tmp_path / "now"), str(tmp_path / "out.json"),
+                          "tools.facts.derive", token_path=str(
+                              tmp_path / "tok"),
+                          table_path=str(tmp_path / "sources.tsv"))
+    assert facts["ptx.sm80.piped.total"].stale is not same_tokens

@@ -143,6 +143,8 @@ def derive(facts, evidence):
         "gpu" if "gpu" in kinds else "compile-only" if kinds else "none",
         present(["gpu.name", "compile.nvcc_version"])[:1])
     put("page.stale", present(["gpu.name"]), lambda _: facts["gpu.name"].stale)
+    put("page.relayout", present(["gpu.name"]), lambda _: any(
+        e.relayout for e in evidence if e.meta["kind"] == "gpu"))
     put("page.compile_stale", present(["compile.nvcc_version"]),
         lambda _: facts["compile.nvcc_version"].stale)
 

@@ -2,6 +2,7 @@
 
 Usage: python3 -m tools.lit.gather --schema SCHEMA.tsv --evidence DIR
            --source-hash FILE --out FACTS.json [--derive MODULE]
+           [--token-hash FILE --same-text SOURCES.tsv]
 
 Reads the schema (NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION lines;
 PRODUCER a meta.kind, "derived" or "=OTHER" for an old name showing fact
@@ -17,6 +18,10 @@ once by its FORMAT ("-": as it is; "{:.3f}", "{:.1f} %" ...: a Python
 format; "A|B": a boolean) into OUT (temporary name, rename), JSON that
 pandoc reads as YAML: {"facts_schema": {name: description}, "facts":
 {name: {"text", "from": its files, "stale": made from other sources}}}.
+Evidence is of the current sources when its source_sha256 is the one in
+--source-hash, or when SOURCES.tsv (RAW<TAB>TOKENS<TAB>REVISION lines, #
+comments) gives it the token digest in --token-hash (tools/lit/tokens.py):
+a text that differs from the one measured in layout only.
 
 Exit: 0 written (stale evidence gives "gather: WARNING" lines); 1 an error
 ("gather: error: ..."): an unknown fact name (the nearest ones named), a
@@ -52,7 +57,8 @@ Entry = collections.namedtuple("Entry", "producer fmt desc")
 Fact = collections.namedtuple("Fact", "value sources stale")
 
 
-Evidence = collections.namedtuple("Evidence", "path meta facts stale")
+# relayout: of the current sources only through SOURCES.tsv (see above).
+Evidence = collections.namedtuple("Evidence", "path meta facts stale relayout")
 
 def expand_braces(name, desc):
     """[(name, desc)] for each choice of name's {a,b} groups, {1}, {2}...
@@ -137,9 +143,10 @@ def check_value(value, where):
                           "belong in the lesson's source")
 
 
-def load_evidence(path, schema, current_hash):
+def load_evidence(path, schema, current, raw=None):
     """One facts.json, checked against the schema, as Evidence: stale when
-    made from other sources than current_hash (hex; None: unknown).
+    made from sources whose sha256 is not in current (a set of hex), a
+    relayout when it is there but is not raw.
     GatherError for bad JSON or meta, an unknown fact name (with the
     nearest legal ones), a fact of another producer or a bad value."""
     try:
@@ -171,9 +178,9 @@ def load_evidence(path, schema, current_hash):
             raise GatherError(f"{path}: fact {name!r} is "
                               f"{schema[name].producer}, not {meta['kind']}")
         check_value(value, f"{path}: fact {name!r}")
-    stale = (current_hash is None
-             or meta["source_sha256"].strip().lower() != current_hash)
-    return Evidence(path, meta, obj["facts"], stale)
+    h = meta["source_sha256"].strip().lower()
+    return Evidence(path, meta, obj["facts"], h not in current,
+                    h in current and h != raw)
 
 
 def merge(evidence):
@@ -240,18 +247,35 @@ def read_hash(path, log):
     return None
 
 
+def same_texts(token_path, table_path, log):
+    """The sha256s that SOURCES.tsv at table_path gives the token digest
+    in token_path (a set; empty without either file). GatherError for a
+    malformed line."""
+    if not (token_path and table_path and os.path.exists(table_path)):
+        return set()
+    tokens = read_hash(token_path, log)
+    rows = [line.split("\t") for line in litlib.read_text(
+        table_path).splitlines() if line.strip() and line[0] != "#"]
+    if not all(len(r) == 3 and all(re.fullmatch(r"[0-9a-f]{64}", h)
+                                   for h in r[:2]) for r in rows):
+        raise GatherError(f"{table_path}: want RAW<TAB>TOKENS<TAB>REVISION "
+                          "lines, both sha256 in lower-case hex")
+    return {raw for raw, tok, _ in rows if tok == tokens}
+
+
 def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
-           log=sys.stderr):
+           log=sys.stderr, token_path=None, table_path=None):
     """Do the whole job; returns the {name: Fact} written. GatherError."""
     schema = read_schema(schema_path)
-    current = read_hash(hash_path, log)
-    evidence = [load_evidence(p, schema, current) for p in
+    raw = read_hash(hash_path, log)
+    current = ({raw} - {None}) | same_texts(token_path, table_path, log)
+    evidence = [load_evidence(p, schema, current, raw) for p in
                 sorted(glob.glob(os.path.join(evidence_dir, "*.facts.json")))]
     for ev in evidence:
         if ev.stale:
             print(f"gather: WARNING: stale evidence {ev.path}: made from "
                   f"sources {ev.meta['source_sha256'][:12]}..., the current "
-                  f"tangle is {(current or 'unknown')[:12]}...", file=log)
+                  f"tangle is {(raw or 'unknown')[:12]}...", file=log)
     facts, notes = merge(evidence)
     for n in notes:
         print("gather: note: " + n, file=log)
@@ -282,9 +306,12 @@ def main(argv=None):
     ap.add_argument("--source-hash", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--derive", help="module with derive(facts, evidence)")
+    ap.add_argument("--token-hash", help="the sources' token digest")
+    ap.add_argument("--same-text", help="RAW<TAB>TOKENS<TAB>REVISION lines")
     a = ap.parse_args(argv)
     try:
-        gather(a.schema, a.evidence, a.source_hash, a.out, a.derive)
+        gather(a.schema, a.evidence, a.source_hash, a.out, a.derive,
+               token_path=a.token_hash, table_path=a.same_text)
     except GatherError as e:
         print(f"gather: error: {e}", file=sys.stderr)
         return 1

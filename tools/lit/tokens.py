@@ -1,0 +1,71 @@
+"""tokens: the sha256 of C, C++ and CUDA sources' token streams.
+
+Usage: python3 -m tools.lit.tokens FILE...    prints the hex digest
+
+Comments, white space and line breaks do not count (except the end of a
+preprocessor directive, which ends it), and adjacent string literals count
+as the one literal they are (C11 5.1.1.2, translation phase 6): re-flowing
+code or splitting a string changes nothing, any other edit changes the
+digest. Evidence is stamped with the sha256 of the exact text it was
+measured from; evidence/sources.tsv (written by `make record-sources`)
+gives such a text's token digest, so that tools/lit/gather.py counts a
+later text that differs from it only in layout as the text measured.
+Exit: 0 printed; 1 a FILE cannot be read (the error is printed); 2 usage.
+"""
+
+import hashlib
+import re
+import sys
+
+TOKEN = re.compile(r"""
+    (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<string>(?:u8|[uUL])?"(?:\\.|[^"\\\n])*")
+  | (?P<char>(?:u8|[uUL])?'(?:\\.|[^'\\\n])+')
+  | (?P<space>(?:\s|\\\n)+)
+  | (?P<word>\w+|.)""", re.S | re.X)
+
+
+def tokens(text):
+    """The tokens of text (list of str), as the module docstring says."""
+    out, directive, line_start = [], False, True
+    for m in TOKEN.finditer(text):
+        kind, tok = m.lastgroup, m.group()
+        if kind in ("space", "comment"):
+            if "\n" in tok.replace("\\\n", ""):
+                if directive:
+                    out.append("\n")
+                directive, line_start = False, True
+            continue
+        if kind == "string" and out and out[-1].endswith('"'):
+            out[-1] = out[-1][:-1] + tok[tok.index('"') + 1:]
+        else:
+            out.append(tok)
+        directive = directive or (line_start and tok == "#")
+        line_start = False
+    return out
+
+
+def digest(paths):
+    """sha256 (hex) of the files' token streams, in order; OSError."""
+    h = hashlib.sha256()
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            h.update("\0".join(tokens(f.read())).encode() + b"\0\0")
+    return h.hexdigest()
+
+
+def main(argv):
+    """Print the digest of the files in argv; returns the exit status."""
+    if not argv or argv[0].startswith("-"):
+        print(__doc__.splitlines()[2], file=sys.stderr)
+        return 2
+    try:
+        print(digest(argv))
+    except OSError as e:
+        print(f"tokens: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
