@@ -61,7 +61,7 @@ local function fact(span)
   local v = facts[name]
   local content = pandoc.List({ pandoc.Str(text) })
   if type(v.text) == "table" and v.text[1] ~= nil and v.text[1].t then
-    content = pandoc.List(v.text)
+    content = pandoc.List({}) .. v.text  -- a copy: the fact is shared
   end
   local from = v.from and pandoc.utils.stringify(v.from) or ""
   if from ~= "" then attrs.title = "from " .. from end
