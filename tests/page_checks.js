@@ -5,16 +5,11 @@ window.C = (() => {
   const shown = el => el.getClientRects().length > 0;
   const norm = s => s.replace(/\s+/g, ' ').trim();
   const css = (el, pseudo) => getComputedStyle(el, pseudo);
-  const openFolds = () => all('details').forEach(d => { d.open = true; });
   const label = el => (el.closest('[data-chunk]') || {}).dataset?.chunk ||
     el.tagName.toLowerCase() + '.' + String(el.className) + ' ' +
     norm(el.textContent).slice(0, 40);
-  function columns(line) {   // tabs to stops of 8
-    let col = 0;
-    for (const ch of line)
-      col = ch === '\t' ? (Math.floor(col / 8) + 1) * 8 : col + 1;
-    return col;
-  }
+  const columns = line => [...line].reduce(   // tabs to stops of 8
+    (col, ch) => ch === '\t' ? (Math.floor(col / 8) + 1) * 8 : col + 1, 0);
   // The viewport or scrolling box that hides part of el, or ''.
   function clippedBy(el) {
     const r = el.getBoundingClientRect();
@@ -43,19 +38,13 @@ window.C = (() => {
     return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
   }
   function background(el) {   // composited from the root down
-    let bg = [255, 255, 255, 1];
-    const chain = [];
-    for (let e = el; e; e = e.parentElement) chain.unshift(e);
-    for (const e of chain) {
-      const c = rgba(css(e).backgroundColor);
-      if (c && c[3] > 0) bg = over(c, bg);
-    }
-    return bg;
+    const under = el.parentElement ? background(el.parentElement)
+      : [255, 255, 255, 1];
+    const c = rgba(css(el).backgroundColor);
+    return c && c[3] > 0 ? over(c, under) : under;
   }
-  const svgScale = el => {
-    const m = el.getScreenCTM();
-    return Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
-  };
+  const svgScale = (el, m = el.getScreenCTM()) =>
+    Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
   const hex = c => '#' + c.slice(0, 3)
     .map(v => Math.round(v).toString(16).padStart(2, '0')).join('');
 
@@ -92,8 +81,7 @@ window.C = (() => {
             failures: [...seen].map(([k, v]) => k + ': ' + v)};
   }
 
-  // A table's cells, each of which must be shown whole in its wrapper now
-  // (in the table, its transposed copy or its cards).
+  // A table's cells, each shown whole (in it, its transposed copy or cards).
   function tableView(wrap) {
     const table = wrap.querySelector('table:not(.table-narrow)');
     const headers = all('thead th', table).map(c => norm(c.textContent));
@@ -122,7 +110,7 @@ window.C = (() => {
   // Everything about the page at the current width and colour scheme.
   function view() {
     const foldedByDefault = all('details').every(d => !d.open);
-    openFolds();
+    all('details').forEach(d => { d.open = true; });
     const code = all('main pre').filter(shown).map(pre => {
       const r = pre.getBoundingClientRect();
       return {name: label(pre), overflow: pre.scrollWidth - pre.clientWidth,
@@ -186,10 +174,7 @@ window.C = (() => {
   // Every copy button clicked, with a stub clipboard: what each copied.
   function copies() {
     let copied = [];
-    const fake = {writeText: t => {
-      copied.push(t);
-      return Promise.resolve();
-    }};
+    const fake = {writeText: async t => { copied.push(t); }};
     Object.defineProperty(Navigator.prototype, 'clipboard',
                           {get: () => fake, configurable: true});
     const chunks = {}, others = [];

@@ -1,15 +1,12 @@
-"""Helpers of the page tests (tests/test_page.py): noweb's reading of a
-source, the chunks a page shows, weaving, a headless Chromium, and seeded
-random noweb documents for the fuzz test of nw2md.py.
+"""Helpers of tests/test_page.py: noweb's reading of a source, the chunks
+a page shows, weaving, a headless Chromium, and seeded random noweb
+documents for the fuzz test of nw2md.py."""
 
-Chunks are read from a page by their markup (see tools/lit/nw2md.py):
-  <div class="nwchunk" data-chunk="NAME"> ... <pre class="nwcode"><code>TEXT
-where TEXT holds chunk uses as <a class="nwuse" data-chunk="USED">.
-"""
-
+import base64
 import functools
 import html
 import os
+import pathlib
 import random
 import re
 import shutil
@@ -25,15 +22,14 @@ NOWEB_LIB = os.environ.get("NOWEB_LIB", "/usr/lib/noweb")
 # Weaves find the fixtures' plots.
 WEAVE_ENV = {**os.environ, "SITE_EXTRA_RESOURCES":
              os.path.join(WEAVE_FIXTURES, "plots")}
+# A chunk as tools/lit/nw2md.py marks it up, uses as <a class="nwuse">.
 CHUNK = re.compile(r'<div class="nwchunk"[^>]*? data-chunk="([^"]*)".*?'
                    r'<pre class="nwcode[^"]*"><code>(.*?)</code></pre>', re.S)
 USE = re.compile(r'<a class="nwuse" data-chunk="([^"]*)"[^>]*>.*?</a>')
 
 
-def markup(nw, *flags):
-    """noweb's markup of nw (-t: tabs kept), read once per file version."""
-    st = os.stat(nw)
-    return _markup(nw, flags, st.st_mtime_ns, st.st_size)
+def fixture(name):
+    return os.path.join(WEAVE_FIXTURES, name)
 
 
 @functools.lru_cache(maxsize=None)
@@ -42,17 +38,22 @@ def _markup(nw, flags, *stamp):
                           check=True, capture_output=True).stdout
 
 
+def markup(nw, *flags):
+    """noweb's markup of nw (-t: tabs kept), read once per file version."""
+    st = os.stat(nw)
+    return _markup(nw, flags, st.st_mtime_ns, st.st_size)
+
+
 def notangle(nw, name):
-    """What `notangle -R'name' nw` prints. Runs notangle's stages (markup,
-    nt) itself: the notangle script cannot pass a name with a quote."""
+    """`notangle -R'name' nw`, by its stages: the script cannot quote."""
     return subprocess.run([os.path.join(NOWEB_LIB, "nt"), "-R" + name],
                           input=markup(nw), check=True,
                           capture_output=True).stdout.decode()
 
 
 def read_chunks(html_text):
-    """{chunk name: [definition]} of a page, each definition a list of
-    lines, each a list of code text (str) and uses (("use", name))."""
+    """{name: [definition]}, a definition a list of lines, each a list of
+    code text (str) and uses (("use", name))."""
     chunks = {}
     for name, body in CHUNK.findall(html_text):
         assert body.endswith("\n") or not body, "chunk %r: no final \\n" % name
@@ -90,8 +91,7 @@ def source_chunks(nw):
 
 
 def roundtrip(html_text, nw):
-    """Problems where the chunks on a page differ from noweb's reading of
-    nw: the same names, and each definition line for line."""
+    """Where the page's chunks differ from noweb's reading of nw."""
     page, src = read_chunks(html_text), source_chunks(nw)
     problems = ["chunk names differ: only on page %s, only in source %s" % (
         sorted(set(page) - set(src)), sorted(set(src) - set(page)))
@@ -111,21 +111,16 @@ def roundtrip(html_text, nw):
 
 
 def weave_page(nw, facts="facts-empty.json", out=None):
-    """The HTML text tools/lit/weave.sh makes of nw with a facts fixture,
-    plots from the fixtures' plots/ (AssertionError if it fails); kept
-    at out when given."""
+    """The page weave.sh makes of nw with a facts fixture (kept at out)."""
     with tempfile.TemporaryDirectory() as tmp:
         path = out or os.path.join(tmp, "page.html")
-        p = run([WEAVE, nw, os.path.join(WEAVE_FIXTURES, facts), path],
-                env=WEAVE_ENV)
+        p = run([WEAVE, nw, fixture(facts), path], env=WEAVE_ENV)
         assert p.returncode == 0, "weave.sh failed: " + p.stderr[-2000:]
-        with open(path, encoding="utf-8") as f:
-            return f.read()
+        return pathlib.Path(path).read_text(encoding="utf-8")
 
 
 def texts(html_text, tag, cls=None):
-    """Texts (tags stripped, entities decoded) of all <tag class=cls>
-    elements of a page, in order; tag must not nest in itself."""
+    """Plain texts of the page's <tag class=cls> (tag must not nest)."""
     return [html.unescape(re.sub(r"<[^>]+>", "", body)) for attrs, body in
             re.findall(r"<%s\b([^>]*)>(.*?)</%s>" % (tag, tag), html_text,
                        re.S)
@@ -138,13 +133,8 @@ def numbers(text):
             for m in re.finditer(r"(?<![\w.])\d[\d,]*(?:\.(\d+))?", text)]
 
 
-# ---- headless Chromium (Debian's chromium, chromium-driver, selenium) -----
-CHECKS_JS = os.path.join(REPO, "tests", "page_checks.js")
-
-
 class Browser:
-    """One headless Chromium, opening pages at a width and colour scheme
-    with tests/page_checks.js loaded as window.C."""
+    """One headless Chromium (selenium); pages get page_checks.js as C."""
 
     def __init__(self):
         from selenium import webdriver
@@ -159,11 +149,10 @@ class Browser:
         opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.d = webdriver.Chrome(options=opts, service=Service(
             shutil.which(os.environ.get("CHROMEDRIVER", "chromedriver"))))
-        with open(CHECKS_JS, encoding="utf-8") as f:
-            self.checks = f.read()
+        self.checks = pathlib.Path(REPO, "tests", "page_checks.js") \
+            .read_text(encoding="utf-8")
 
     def open(self, path, width, scheme="light", media="screen"):
-        """Show the page at path; returns self."""
         self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": 900, "deviceScaleFactor": 1,
             "mobile": width < 600})
@@ -176,16 +165,11 @@ class Browser:
         return self
 
     def run(self, check, *args):
-        """The result of window.C[check](...args)."""
         return self.d.execute_script(
             "return C[arguments[0]](...arguments[1])", check, args)
 
-    def console_errors(self):
-        return [e["message"] for e in self.d.get_log("browser")
-                if e.get("level") == "SEVERE"]
-
     def shot(self, path, selector=None):
-        """A PNG of the whole element (or of the first screen) at path."""
+        """A PNG of the element (or the first screen) at path."""
         clip = self.d.execute_script(
             "const e = arguments[0] && document.querySelector(arguments[0]);"
             "if (!e) return null; const r = e.getBoundingClientRect();"
@@ -195,7 +179,7 @@ class Browser:
         png = self.d.execute_cdp_cmd("Page.captureScreenshot", dict(
             clip=clip, captureBeyondViewport=True) if clip else {})
         with open(path, "wb") as f:
-            f.write(__import__("base64").b64decode(png["data"]))
+            f.write(base64.b64decode(png["data"]))
 
 
 # ---- seeded random noweb documents for the fuzz test of nw2md.py ----------
@@ -209,7 +193,7 @@ PREFIXES = ["", "\t", "    ", "  x = ", "\t\tf(", "ab\t"]
 
 
 def text(rng, chars, n):
-    """Random text from chars, with no "<<", ">>" or trailing "<"."""
+    """Random text from chars, without "<<", ">>" or a trailing "<"."""
     s = "".join(rng.choice(chars) for _ in range(n))
     while "<<" in s or ">>" in s:
         s = s.replace("<<", "<").replace(">>", ">")
@@ -231,7 +215,7 @@ def name(rng, taken):
 
 
 def code_line(rng, usable):
-    """One line of code: text, an escape, maybe a use of a chunk."""
+    """A line of code: text, an escape, maybe a use of a chunk."""
     r = rng.random()
     if r < 0.05:
         return "@@" + text(rng, CODE, rng.randint(0, 10))
@@ -276,8 +260,7 @@ def fuzz(seed, count):
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(count):
             path = os.path.join(tmp, "doc%d.nw" % n)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(document(rng))
+            pathlib.Path(path).write_text(document(rng), encoding="utf-8")
             p = run([os.environ.get("NOWEAVE", "noweave"), "-n", "-t",
                      "-index", "-backend", os.path.relpath(NW2MD, REPO),
                      path])   # noweave splits a backend path at spaces

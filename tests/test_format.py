@@ -1,7 +1,6 @@
-"""tools/format/check-format (make format-check runs it on the tangles):
-it passes code in the style, fails on a line over 80 columns and on a
-clang-format difference, ignores only the indentation of #pragma lines,
-and make format-check checks every clean tangle but the student's."""
+"""tools/format/check-format, which make format-check runs on every clean
+tangle but the student's: over 80 columns or clang-format's changes fail,
+but for the indentation of #pragma lines."""
 
 import os
 import re
@@ -31,7 +30,7 @@ extern "C" int day74_threads(void) { return kThreads; }
 
 @pytest.fixture
 def check(tmp_path):
-    """check-format on GOOD with the first `old` replaced by `new`."""
+    """(exit, output) of check-format on GOOD, first `old` made `new`."""
     def run_on(old="", new=""):
         path = tmp_path / "x.cu"
         path.write_text(GOOD.replace(old, new, 1))
@@ -41,8 +40,8 @@ def check(tmp_path):
 
 
 def test_the_style_passes_pragmas_indented_or_not(check):
-    """The house style passes, a #pragma indented by noweb or in column 0;
-    the style file is one clang-format 14 reads."""
+    """A #pragma passes indented (by noweb) or not; clang-format 14 reads
+    the style file."""
     assert check()[0] == 0, check()[1]
     assert check("        #pragma", "#pragma")[0] == 0
     p = run(["clang-format-14", "--style=file:" + os.path.join(
@@ -59,14 +58,14 @@ def test_the_style_passes_pragmas_indented_or_not(check):
     ("        #pragma", "        #define K 4\n        #pragma",
      r"-\s+#define K 4\n\+ #define K 4")])
 def test_a_violation_fails(check, old, new, said):
-    """A line over 80 columns (tabs to stops of 8) or a clang-format
-    difference (an indented #define, unlike a #pragma) fails, named."""
+    """Over 80 columns (tabs to stops of 8), or an indented #define,
+    fails, named."""
     rc, out = check(old, new)
     assert rc == 1 and re.search(said, out), out
 
 
 def test_usage_errors(tmp_path):
-    """A missing file or style file is exit 2, not a pass."""
+    """A missing file or style file is exit 2."""
     assert run([CHECK, str(tmp_path / "none.c")]).returncode == 2
     (tmp_path / "a.c").write_text("int x;\n")
     assert run([CHECK, "--style", str(tmp_path / "none"),
@@ -74,8 +73,6 @@ def test_usage_errors(tmp_path):
 
 
 def test_make_format_check_covers_every_tangle():
-    """make format-check runs the check on every clean tangle but the
-    student's exercise file."""
     p = make(REPO, "-n", "format-check")
     files = set(re.findall(r"build/clean/\S+", p.stdout.split(
         "check-format")[-1]))
