@@ -1,6 +1,5 @@
-"""Fixtures and helpers of every test that is not C. make check runs
-`python3 -m pytest tests/...` from the module's root, so `tools` imports
-as a package."""
+"""Fixtures and helpers of the Python tests, run from the module's root
+(so `tools` imports as a package)."""
 
 import os
 import shutil
@@ -10,9 +9,8 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
-# A make of our own runs without the calling make's jobserver and flags,
-# and without the tool paths it exports or `make check JOBS=2` passes
-# down, as a user's make would.
+# Our makes run as a user's would: without the calling make's jobserver,
+# flags, tool paths and JOBS.
 MAKE_ENV = {k: v for k, v in os.environ.items() if k not in
             ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
              "GNUMAKEFLAGS", "NVCC", "PYTHON", "NOTANGLE", "NOROOTS",
@@ -21,9 +19,8 @@ MAKE_ENV = {k: v for k, v in os.environ.items() if k not in
 
 
 def sources(repo=REPO):
-    """Relative paths of the working tree's source files: what git tracks
-    plus untracked files it does not ignore, as they are now (never build/
-    or the generated page)."""
+    """Relative paths of the working tree's files that git tracks or does
+    not ignore (never build/ or the generated page)."""
     out = subprocess.run(["git", "-C", repo, "ls-files", "-z", "--cached",
                           "--others", "--exclude-standard"], check=True,
                          capture_output=True).stdout.decode()
@@ -32,10 +29,8 @@ def sources(repo=REPO):
 
 
 def checkout(dest, src=REPO, files=None, seed=()):
-    """Copy the sources of src (or the given relative files) into dest,
-    then the build products named in seed (relative paths that exist in
-    src), timestamps kept so an up-to-date build stays up to date.
-    Returns dest."""
+    """Copy src's sources (or files) and then the products of seed that
+    exist into dest, timestamps kept; returns dest."""
     seeded = [s for s in seed if os.path.isfile(os.path.join(src, s))]
     for rel in list(files or sources(src)) + seeded:
         os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
@@ -44,8 +39,8 @@ def checkout(dest, src=REPO, files=None, seed=()):
 
 
 def run(cmd, **kw):
-    """Run cmd (a list) in REPO unless cwd= says otherwise, capturing text;
-    returns the CompletedProcess."""
+    """Run cmd (a list) in REPO unless cwd= says otherwise, capturing
+    text."""
     kw.setdefault("cwd", REPO)
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 

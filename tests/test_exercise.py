@@ -16,7 +16,7 @@ CHECK = ["/usr/bin/python3", "-B", "-m", "tools.gpu.exercise_check"]
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    """A checkout (no build) whose chunk each test sets with chunk()."""
+    """A checkout (no build); each test sets the chunk with chunk()."""
     return checkout(str(tmp_path_factory.mktemp("exercise")),
                     seed=["build/.deps-ok"])
 

@@ -1,11 +1,8 @@
-"""Robust builds, each in scratch copies of the working tree: a missing
-tool (make variable or PATH) is named with its package and install command;
-SIGINT at a random moment (ROBUST_SEED), a full disk (ulimit -f) and a
-read-only build/ (chattr +i or a read-only bind mount) leave no half-written
-file, and the page carries no build date. After each failed make, every product
-must equal a clean build's (of the old or the edited source; old content
-must be older than day74.nw, so make redoes it), and a plain make must
-then restore exactly the reference."""
+"""Robust builds in scratch copies: a missing tool is named with its
+package and install command; SIGINT at a random moment (ROBUST_SEED), a
+full disk (ulimit -f) and a read-only build/ leave every product equal to a
+clean build's (old content older than day74.nw), then a plain make restores
+the reference exactly; the page carries no build date."""
 
 import os
 import pathlib
@@ -51,8 +48,7 @@ class Refs:
         shutil.rmtree(d)
 
     def copy(self, label):
-        """The scratch copy of the pristine sources called label, made the
-        first time it is asked for."""
+        """The scratch copy of the sources called label (made once)."""
         d = os.path.join(self.root, label)
         if not os.path.isdir(d):
             shutil.copytree(self.pristine, d, symlinks=True)
@@ -71,45 +67,37 @@ def refs(tmp_path_factory):
     freeze(root, False)
 
 
-def products(d):
-    """{rel: bytes} of every file make writes in d (build/**,
-    site/index.html*, site/downloads/**), None for temporary files."""
-    rels = [os.path.relpath(os.path.join(dp, f), d)
-            for top in ("build", "site/downloads")
-            for dp, _, fs in os.walk(os.path.join(d, top)) for f in fs]
-    rels += [os.path.join("site", f) for f in os.listdir(
-        os.path.join(d, "site")) if f.startswith("index.html") or
-        TMP_RE.search(f)]
-    out = {}
-    for rel in rels:
-        out[rel] = None
-        if not TMP_RE.search(os.path.basename(rel)):
-            with open(os.path.join(d, rel), "rb") as f:
-                out[rel] = f.read()
-    return out
+def site_products(d):
+    """The page and temporary files in d/site, as paths relative to d."""
+    return [os.path.join("site", f) for f in os.listdir(os.path.join(
+        d, "site")) if f.startswith("index.html") or TMP_RE.search(f)]
 
 
 def snapshot(d):
-    """{rel: bytes} of the products in d, temporary files aside."""
-    return {k: v for k, v in products(d).items() if v is not None}
+    """{rel: bytes} of every file make writes in d (build/**,
+    site/index.html*, site/downloads/**), temporary files aside."""
+    rels = [os.path.relpath(os.path.join(dp, f), d)
+            for top in ("build", "site/downloads")
+            for dp, _, fs in os.walk(os.path.join(d, top)) for f in fs]
+    return {rel: pathlib.Path(d, rel).read_bytes() for rel in
+            rels + site_products(d) if not TMP_RE.search(
+                os.path.basename(rel))}
 
 
 def clean(d):
     """Remove every product from d."""
     freeze(os.path.join(d, "build"), False)
-    shutil.rmtree(os.path.join(d, "build"), ignore_errors=True)
-    shutil.rmtree(os.path.join(d, "site", "downloads"), ignore_errors=True)
-    for f in os.listdir(os.path.join(d, "site")):
-        if f.startswith("index.html") or TMP_RE.search(f):
-            os.remove(os.path.join(d, "site", f))
+    for sub in ("build", "site/downloads"):
+        shutil.rmtree(os.path.join(d, sub), ignore_errors=True)
+    for rel in site_products(d):
+        os.remove(os.path.join(d, rel))
 
 
 def toggle_edit(d):
-    """Insert (or remove again) a prose paragraph after the front matter:
-    every #line directive and the page change, the clean tangles do not.
-    Returns True when the source is now edited."""
-    p = os.path.join(d, "day74.nw")
-    with open(p, encoding="utf-8") as f:
+    """Insert (or remove) a prose paragraph after the front matter, which
+    moves every #line; True when the source is now edited."""
+    p = pathlib.Path(d, "day74.nw")
+    with p.open(encoding="utf-8") as f:
         lines = f.readlines()
     if EDIT_MARK in lines:
         i = lines.index(EDIT_MARK)
@@ -118,15 +106,13 @@ def toggle_edit(d):
         ends = [i for i, l in enumerate(lines) if l.rstrip("\n") == "---"]
         at = ends[1] + 1 if len(ends) >= 2 and ends[0] == 0 else 0
         lines[at:at] = ["\n", EDIT_MARK]
-    with open(p, "w", encoding="utf-8") as f:
-        f.writelines(lines)
+    p.write_text("".join(lines), encoding="utf-8")
     return EDIT_MARK in lines
 
 
 def judge(d, old, new=None):
-    """Problems with the products in d after a failed or interrupted make,
-    old being the reference the tree held before and new the one of the
-    edited source (if edited)."""
+    """Problems with d's products after a failed make: old is the reference
+    of the tree before, new that of the edited source (if edited)."""
     problems = []
     nw_mtime = os.stat(os.path.join(d, "day74.nw")).st_mtime_ns
     for rel, data in snapshot(d).items():
@@ -144,26 +130,23 @@ def judge(d, old, new=None):
     return problems
 
 
-def exact(d, ref):
-    """Problems when d's products are not exactly ref (leftovers aside)."""
-    got = snapshot(d)
-    return [f"{rel}: " + ("missing after the rebuild" if rel not in got else
-                          "not in the reference" if rel not in ref else
-                          "differs from the reference after the rebuild")
-            for rel in sorted(set(ref) | set(got))
-            if got.get(rel) != ref.get(rel)]
-
-
-def restored(d, ref):
-    """Problems left after a plain `make tangle site` should restore ref."""
+def aftermath(d, old, new=None):
+    """judge's problems, then those left after a plain `make tangle site`
+    should restore exactly the reference (new if edited, else old)."""
+    problems, ref = judge(d, old, new), old if new is None else new
     p = make(d, "tangle", "site")
-    return ([f"the following make failed: {p.stderr[-300:]}"]
-            if p.returncode else []) + exact(d, ref)
+    if p.returncode:
+        problems.append(f"the following make failed: {p.stderr[-300:]}")
+    got = snapshot(d)
+    return problems + [
+        f"{rel}: " + ("missing after the rebuild" if rel not in got else
+                      "not in the reference" if rel not in ref else
+                      "differs from the reference after the rebuild")
+        for rel in sorted(set(ref) | set(got)) if got.get(rel) != ref.get(rel)]
 
 
 def freeze(path, on=True):
-    """chattr -R +i path (on) or -i (off, where chattr exists); True when
-    it worked."""
+    """chattr -R +i path (on) or -i (off); True when it worked."""
     return bool(shutil.which("chattr")) and os.path.exists(path) and \
         subprocess.run(["chattr", "-R", "+i" if on else "-i", path],
                        capture_output=True).returncode == 0
@@ -237,7 +220,6 @@ def test_missing_tool(refs, how, case):
 
 
 # ---- interrupts -------------------------------------------------------------
-
 def test_interrupts(refs):
     """SIGINT at a random moment never leaves a file make would keep, and
     the next make restores all; at least one trial really interrupts."""
@@ -247,11 +229,10 @@ def test_interrupts(refs):
     for i in range(TRIALS):
         if i % 2 == 0:
             clean(d)
-            old, new = refs.refs_for(edited)[0], None
+            old, new, span = refs.refs_for(edited)[0], None, refs.t_full
         else:
             edited = toggle_edit(d)
-            new, old = refs.refs_for(edited)
-        span = refs.t_full if i % 2 == 0 else refs.t_rewrite
+            (new, old), span = refs.refs_for(edited), refs.t_rewrite
         delay = rng.uniform(0.02, max(0.1, span * 0.9))
         p = subprocess.Popen(["make", "tangle", "site"], cwd=d, env=MAKE_ENV,
                              stdout=subprocess.DEVNULL,
@@ -269,14 +250,12 @@ def test_interrupts(refs):
             continue
         hit += sent and p.returncode != 0
         problems += [f"trial {i + 1} (SIGINT at {delay:.2f} s, seed {SEED}): "
-                     f"{x}" for x in judge(d, old, new) +
-                     restored(d, new if new is not None else old)]
+                     f"{x}" for x in aftermath(d, old, new)]
     assert problems == []
     assert hit, f"no trial interrupted a running make ({refs.t_full:.1f} s)"
 
 
 # ---- full disk --------------------------------------------------------------
-
 def test_full_disk(refs):
     """Under ulimit -f, make fails without a half-written file, from a clean
     tree and over a build, and the next make restores all."""
@@ -290,40 +269,37 @@ def test_full_disk(refs):
               ((max(below) + page) // 2 if below else page // 2) // 512]
     d, problems = refs.copy("full-disk"), []
 
-    def case(blocks, targets, old, new, final, what):
+    def case(blocks, targets, old, new, what):
         cmd = ["sh", "-c", f'ulimit -f {blocks} && exec "$@"', "sh", "make",
                "--no-print-directory", *targets]
         p = subprocess.run(cmd, cwd=d, env=MAKE_ENV, capture_output=True,
                            text=True, timeout=300)
         found = (["make succeeded under the limit"] if p.returncode == 0
-                 else []) + judge(d, old, new) + restored(d, final)
+                 else []) + aftermath(d, old, new)
         problems.extend(f"{what} (ulimit -f {blocks}): {x}" for x in found)
 
     for blocks in limits:
         clean(d)
-        case(blocks, ["tangle", "site"], refs.old, None, refs.old, "clean")
+        case(blocks, ["tangle", "site"], refs.old, None, "clean")
     assert make(d, "tangle", "site").returncode == 0
     for blocks, targets in ((limits[1], ["tangle", "site"]),
                             (limits[3], ["site"])):
         new, old = refs.refs_for(toggle_edit(d))
         if targets == ["site"]:
             assert make(d, "tangle", "facts", "plots").returncode == 0
-        case(blocks, targets, old, new, new, "rewrite after an edit")
+        case(blocks, targets, old, new, "rewrite after an edit")
     assert problems == []
 
 
 # ---- read-only build/ -------------------------------------------------------
-
 def test_read_only(refs):
-    """With build/ read-only, make fails naming a path under build/ and
-    saying it cannot write it, leaves nothing half written, and once build/
-    is writable again the next make restores all: an empty build/ and a
-    complete one after an edit."""
+    """With build/ (empty, or complete after an edit) read-only, make fails
+    saying it cannot write under build/, leaving nothing half written; then
+    make restores all."""
     d = refs.copy("read-only")
     probe = os.path.join(d, "build-probe")
     os.makedirs(probe)
-    chattr = (os.environ.get("ROBUST_RO_METHOD") != "bind"
-              and shutil.which("chattr") and freeze(probe))
+    chattr = os.environ.get("ROBUST_RO_METHOD") != "bind" and freeze(probe)
     freeze(probe, False)
     flags = "-m" if os.geteuid() == 0 else "-rm"
     bind = not chattr and shutil.which("unshare") and subprocess.run(
@@ -349,9 +325,9 @@ def test_read_only(refs):
 
     problems = []
 
-    def case(what, old, new, final):
+    def case(what, old, new=None):
         p = run_ro(["tangle", "site"])
-        found = judge(d, old, new)
+        found = []
         if p.returncode == 0:
             found.append("make succeeded with build/ read-only")
         elif not re.search(r"\bbuild(/[^\s:'\"]*)?", p.stderr):
@@ -360,27 +336,25 @@ def test_read_only(refs):
                   re.search(r"Read-only|not permitted|Permission denied|"
                             r"cannot|failed", l)]:
             found.append("no line says build/ cannot be written")
-        problems.extend(f"{what}: {x}" for x in found + restored(d, final))
+        problems.extend(f"{what}: {x}" for x in found +
+                        aftermath(d, old, new))
 
     clean(d)
     os.makedirs(os.path.join(d, "build"))
-    case("empty build/", refs.old, None, refs.old)
+    case("empty build/", refs.old)
     assert make(d, "tangle", "site").returncode == 0
     new, old = refs.refs_for(toggle_edit(d))
-    case("rewrite after an edit", old, new, new)
+    case("rewrite after an edit", old, new)
     assert problems == []
 
 
 # ---- the page (parallel builds: test_tangle.test_clean_with_other_goals) ----
-
 def test_page_has_no_build_date(refs):
-    """Every date or time on the page comes from the evidence facts or the
-    source, never from the build."""
+    """Every date or time on the page is of the facts or the source."""
     page = refs.old["site/index.html"].decode("utf-8", "replace")
-    allowed = refs.old.get("build/facts.json", b"").decode()
-    for rel in ("day74.nw", "site/template.html"):
-        with open(os.path.join(refs.refdir, rel), encoding="utf-8") as f:
-            allowed += f.read()
+    allowed = refs.old.get("build/facts.json", b"").decode() + "".join(
+        pathlib.Path(refs.refdir, rel).read_text(encoding="utf-8")
+        for rel in ("day74.nw", "site/template.html"))
     months = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
     pats = [r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?",
             r"\b\d{4}/\d{2}/\d{2}\b", r"\b\d{1,2}:\d{2}:\d{2}\b",

@@ -1,11 +1,7 @@
-"""Tangling day74.nw and compiling what comes out, in scratch copies of
-the module seeded with the real build (timestamps kept), so the real
-build/ is never touched and nothing up to date is rebuilt; make where
-users break it (issue 13: folder names, environment, compilers, clean
-with other goals, CR line ends, make -q, stale evidence, a fresh Debian);
-weave.sh and tangle.sh on awkward prose (quoted chunk uses, empty chunks,
-shell variables, <<) from any folder; and the program's exit codes on a
-machine without a GPU."""
+"""Tangling and building in scratch copies seeded with the real build
+(timestamps kept, so nothing up to date is rebuilt); make where users break
+it (issue 13); weave.sh and tangle.sh on awkward prose from any folder; the
+program's exit codes on a machine without a GPU."""
 
 import os
 import pathlib
@@ -22,15 +18,14 @@ from conftest import FIXTURES, REPO, checkout, make, run
 PROGRAM = ["pipelined_gemm.cu", "blocked_gemm.cu", "kernels.h", "harness.h",
            "harness.c", "main.c"]
 CONFIG = "build/sm_80-2stages"
+BIN = f"{CONFIG}/pipelined_gemm"
 TANGLED = ([f"build/{n}" for n in PROGRAM] + [f"build/clean/{n}" for n in
            PROGRAM] + ["build/source_hash.h"])
 KERNELS = [f"{CONFIG}/pipelined_gemm.o", f"{CONFIG}/blocked_gemm.o",
            f"{CONFIG}/nvcc.cmd"]
-BUILT = KERNELS + [f"{CONFIG}/main.o", f"{CONFIG}/pipelined_gemm",
-                   "build/host/harness.o", "build/host/cc.cmd"]
-BIN = f"{CONFIG}/pipelined_gemm"
-# What make tangle site writes that a reference build must match, byte for
-# byte (build/clean holds every root).
+BUILT = KERNELS + [f"{CONFIG}/main.o", BIN, "build/host/harness.o",
+                   "build/host/cc.cmd"]
+# What make tangle site writes that must match the real build byte for byte.
 PAGE = ["site/index.html", "build/source.sha256", "build/facts.json"] + [
     f"site/downloads/{n}" for n in PROGRAM + ["source_hash.h"]]
 PROSE = "This sentence was appended by the tangle test; it is prose, not code."
@@ -39,14 +34,13 @@ ANCHOR = b"<<the CPU reference>>=\n"
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    """A checkout seeded with the real build's products; day74.nw is put
-    back after each test that edits it."""
+    """A checkout seeded with the real build's products."""
     return seeded(str(tmp_path_factory.mktemp("tangle")), BUILT)
 
 
 def seeded(d, more=KERNELS, deps=True):
-    """A checkout in d seeded with every tangle, the facts, the plots, the
-    setup stamp (deps) and the files of more."""
+    """A checkout in d seeded with the real build's tangles, facts and
+    plots, the setup stamp (deps) and more."""
     seed = [os.path.relpath(os.path.join(dp, f), REPO) for top in (
         "build/clean", "build/pitfalls", "build/exercises",
         "build/experiments", "build/plots")
@@ -57,8 +51,7 @@ def seeded(d, more=KERNELS, deps=True):
 
 
 def differ(d, rels=PAGE):
-    """The files of rels, and every clean tangle, that differ between d
-    and the real build."""
+    """Files of rels and clean tangles that differ from the real build."""
     rels = rels + [os.path.join("build/clean", f) for f in os.listdir(
         os.path.join(REPO, "build", "clean")) if f.endswith((".c", ".h"))]
     return [r for r in rels if pathlib.Path(d, r).read_bytes() !=
@@ -67,8 +60,7 @@ def differ(d, rels=PAGE):
 
 @pytest.fixture
 def nw(scratch):
-    """(read, write) of the scratch day74.nw; restored and re-tangled after
-    the test."""
+    """(original bytes, write) of the scratch day74.nw; put back after."""
     path = pathlib.Path(scratch, "day74.nw")
     original = path.read_bytes()
     yield original, path.write_bytes
@@ -104,9 +96,9 @@ def new_paragraph(t):
                              "build"), (lambda t: t, "build")],
     ids=["new-paragraph", "reworded", "touched"])
 def test_prose_edit_rebuilds_nothing(scratch, nw, edit, goal):
-    """make, a prose edit, make: no object, binary or clean tangle changes
-    (after a touch, no tangle at all), no compiler runs and nothing says
-    "built"; then make -q says up to date and make -n has nothing to do."""
+    """After a prose edit make rewrites no object, binary or clean tangle
+    (after a touch, no tangle at all) and runs no compiler; then make -q
+    and make -n find nothing to do."""
     original, write = nw
     assert make(scratch, goal).returncode == 0
     kept = BUILT + [t for t in TANGLED if edit is not new_paragraph or
@@ -137,9 +129,8 @@ def test_prose_edit_rebuilds_nothing(scratch, nw, edit, goal):
     (lambda t: t.replace(b"<<main.c>>=", b"<<mainc>>=", 1), "mainc")],
     ids=["undefined", "orphan", "misspelled", "misspelled-root"])
 def test_broken_chunk_fails(scratch, nw, edit, mention):
-    """An undefined chunk, an orphan chunk or a misspelled definition fails
-    make tangle twice, naming the chunk and its line; nothing is half
-    written, and the next make after the fix gives back the same files."""
+    """A broken chunk fails make tangle twice, naming chunk and line, with
+    nothing half written; after the fix make gives back the same files."""
     original, write = nw
     assert ANCHOR in original, "anchor chunk <<the CPU reference>> not found"
     files = TANGLED + ["build/tangle.mk"]
@@ -163,8 +154,7 @@ def test_broken_chunk_fails(scratch, nw, edit, mention):
 
 
 def angle_lines(nw):
-    """Code lines of nw holding <<< or >> that are not chunk uses,
-    unescaped."""
+    """Code lines of nw with <<< or >> but no chunk use, unescaped."""
     out, in_code = [], False
     for raw in nw.decode().splitlines():
         if re.match(r"^<<.*>>=\s*$", raw):
@@ -202,26 +192,22 @@ def test_launches_and_shifts_intact(scratch):
 
 
 def test_unescaped_shift_pair_caught(tmp_path):
-    """An unescaped `a << 2 | b >> 1` fails loudly; the @<< form tangles to
-    the C meant."""
-    src, out = tmp_path / "shift.nw", str(tmp_path / "shift.c")
-    tangle = os.path.join(REPO, "tools", "lit", "tangle.sh")
+    """An unescaped `a << 2 | b >> 1` fails; the @<< form tangles right."""
+    src, out = tmp_path / "shift.nw", tmp_path / "shift.c"
     code = "int f(int a, int b) { return a %s 2 | b >> 1; }\n"
     src.write_text("Doc.\n<<shift.c>>=\n" + code % "<<" + "@\n")
-    p = run([tangle, str(src), "shift.c", out])
+    p = tool(REPO, "tangle.sh", src, "shift.c", out)
     assert p.returncode != 0, "a << ... >> pair read as a chunk use passed"
-    assert not os.path.exists(out), "a failed tangle left an output"
+    assert not out.exists(), "a failed tangle left an output"
     src.write_text("Doc.\n<<shift.c>>=\n" + code % "@<<" + "@\n")
-    p = run([tangle, str(src), "shift.c", out])
+    p = tool(REPO, "tangle.sh", src, "shift.c", out)
     assert p.returncode == 0, p.stderr
-    with open(out) as f:
-        assert f.read() == code % "<<"
+    assert out.read_text() == code % "<<"
 
 
 # ---- make where users break it (issue 13) ----------------------------------
-# Every kind of character a folder name may hold. nvcc fails to compile from
-# a folder whose name holds a ", and to run from one whose name holds a $:
-# the Makefile refuses both by name.
+# Every kind of character a folder name may hold; the Makefile refuses by
+# name a " (nvcc cannot compile there) and a $ (nvcc cannot run).
 FOLDER = "a b'c\"d$e&f;(g)#h%20i?j=k:l ü"
 TOOLKIT = "cu da'x&y;(z)#%20?q=1:ü"
 NVCC = os.path.realpath(shutil.which(os.environ.get("NVCC", "nvcc")) or
@@ -229,9 +215,8 @@ NVCC = os.path.realpath(shutil.which(os.environ.get("NVCC", "nvcc")) or
 
 
 def test_any_folder_and_toolkit(tmp_path):
-    """make tangle site build from a folder of any name gives the real
-    build's page, downloads and tangles, and a program that runs; a toolkit
-    under such a name compiles and links."""
+    """From a folder of any name make gives the real build's page and
+    tangles and a program that runs; a toolkit there compiles and links."""
     d = seeded(str(tmp_path / FOLDER))
     p = make(d, "tangle", "site", "build")
     assert p.returncode == 0 and differ(d) == [], p.stderr[-2000:]
@@ -255,9 +240,8 @@ def test_any_folder_and_toolkit(tmp_path):
         "ARCH=x86_64", "ARCH=80", "ARCH=sm_8x", "STAGES=1", "STAGES=two",
         "JOBS=0", "CC=no-such-cc")])
 def test_environment_and_values(scratch, env, arg):
-    """Variables a user's environment holds for other builds change no
-    command and are named in a note; a value that cannot work is refused
-    by name before any compiler runs."""
+    """Environment variables change no command and are named in a note; a
+    value that cannot work is refused by name before any compiler runs."""
     cmd = ["-n", "-W", "build/clean/kernels.h", "build"]
     want, p = make(scratch, *cmd), make(scratch, *cmd, *[arg] * bool(arg),
                                         env=env)
@@ -270,8 +254,8 @@ def test_environment_and_values(scratch, env, arg):
 @pytest.mark.parametrize("cc,omp", [("clang", "libomp"), ("gcc", "libgomp"),
                                     ("clang -O1", "libomp")])
 def test_c_compilers(scratch, cc, omp):
-    """make CC=... build compiles the host code with that compiler, with no
-    warning, and links with its OpenMP runtime; the program runs."""
+    """make CC=... builds warning-free with that compiler and links its
+    OpenMP runtime; the program runs."""
     if not shutil.which(cc.split()[0]):
         pytest.skip(f"no {cc} here")
     p = make(scratch, "build", f"CC={cc}",
@@ -282,17 +266,14 @@ def test_c_compilers(scratch, cc, omp):
 
 
 def test_clean_with_other_goals(tmp_path):
-    """clean with other goals under -j gives what they give one after
-    another: the real build's page and tangles (and a program), or none."""
-    d = seeded(str(tmp_path / "j"))
+    """clean with other goals under -j gives what they give in turn."""
+    d = pathlib.Path(seeded(str(tmp_path / "j")))
     for args in (["-j4", "clean", "tangle", "site"], ["-j2", "clean", "all"],
                  ["-j3", "site", "clean"]):
         assert make(d, *args).returncode == 0, args
-        assert (differ(d) == []) if args[-1] != "clean" else not [
-            f for f in ("build", "site/index.html") if os.path.exists(
-                os.path.join(d, f))], args
-        assert args[-1] != "all" or run([os.path.join(d, BIN), "--help"]
-                                        ).returncode == 0
+        assert (differ(d) == []) if args[-1] != "clean" else not (
+            (d / "build").exists() or (d / "site/index.html").exists()), args
+        assert args[-1] != "all" or run([d / BIN, "--help"]).returncode == 0
 
 
 @pytest.mark.parametrize("convert", [
@@ -300,8 +281,7 @@ def test_clean_with_other_goals(tmp_path):
     b"".join(l + b"\r\n"[i % 2:] for i, l in enumerate(t.split(b"\n")))],
     ids=["crlf", "bom-mixed"])
 def test_line_ends(tmp_path, convert):
-    """day74.nw with CR line ends (a Windows checkout) gives the tangles,
-    source hash, facts and page of LF; git checks out LF anyway."""
+    """CR line ends give the products of LF; git checks out LF anyway."""
     src = pathlib.Path(seeded(str(tmp_path / "cr")), "day74.nw")
     src.write_bytes(convert(src.read_bytes()))
     assert make(src.parent, "tangle", "site").returncode == 0
@@ -311,8 +291,8 @@ def test_line_ends(tmp_path, convert):
 
 
 def test_stale_evidence_warned(scratch, nw):
-    """make check warns whenever evidence was made from other sources than
-    the tangle (after make, too), naming which, and only then."""
+    """make check warns, naming which, when and only when evidence is of
+    other sources than the tangle (after make, too)."""
     ev = {f: f.read_text() for f in pathlib.Path(scratch).glob(
         "evidence/*.facts.json")}
     now = pathlib.Path(scratch, "build/source.sha256").read_text().strip()
@@ -332,10 +312,9 @@ def test_stale_evidence_warned(scratch, nw):
 
 
 def test_fresh_debian():
-    """As root with PATH the toolkit, /usr/bin and /bin, and as a user,
-    with no registry for the pip packages: make tangles, builds and weaves,
-    and make check skips only the checks that need cuobjdump, saying what
-    to install."""
+    """As root and as a user, PATH the toolkit, /usr/bin and /bin, no pip
+    registry: make all works and make check skips only what needs
+    cuobjdump, saying what to install."""
     env = {"PATH": f"{os.path.dirname(shutil.which('nvcc') or NVCC)}:"
            "/usr/bin:/bin", "LANG": "C.UTF-8", "PIP_NO_INDEX": "1"}
     who = [[]] + [["setpriv", "--reuid=65534", "--regid=65534",
@@ -409,8 +388,7 @@ def tool(d, name, *args):
 
 
 def lay_out(d, text):
-    """Folder d (made) with tools/lit, site/, fig.svg and `a doc.nw`
-    holding text; returns the source's path."""
+    """Fill folder d for tools/lit; returns `a doc.nw`, holding text."""
     shutil.copytree(os.path.join(REPO, "tools", "lit"), d / "tools" / "lit",
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(os.path.join(REPO, "site"), d / "site",
@@ -422,9 +400,8 @@ def lay_out(d, text):
 
 
 def test_folder_names(tmp_path):
-    """From a folder of any name: the page holds every awkward case
-    rendered right, the empty chunks are warned with their lines, #line
-    names the source, and page and tangle are the same for every name."""
+    """From any folder: awkward cases render right, empty chunks are
+    warned by line, #line names the source, the page never changes."""
     first = None
     for name in NAMES:
         src = lay_out(tmp_path / name, DOC)
@@ -451,8 +428,7 @@ def test_folder_names(tmp_path):
 @pytest.mark.parametrize("prose", [
     "shift x << 2 here", "launch `k<<<g, b>>>(x)` so", "std::cout << x;"])
 def test_shift_in_prose(tmp_path, prose):
-    """<< in prose fails weave and tangle, naming the line and saying to
-    write @<<; the @<< form weaves."""
+    """<< in prose fails weave and tangle by line; the @<< form weaves."""
     text = "Intro.\n\nSome %s.\n\n<<a.c>>=\nint x;\n@\n" % prose
     src = lay_out(tmp_path, text)
     for args in (["weave.sh", src, FACTS, tmp_path / "p.html"],
@@ -466,31 +442,27 @@ def test_shift_in_prose(tmp_path, prose):
     assert "&lt;&lt;" in pathlib.Path(tmp_path, "p.html").read_text()
 
 
-# ---- the program without a GPU: usage errors and --help before any device
-# work; with no device, the documented message and exit 3 -----------------
+# ---- the program without a GPU: usage errors before any device work; with
+# no device, the documented message and exit 3 -----------------------------
 NO_GPU = not os.path.exists("/dev/nvidia0") and (
     shutil.which("nvidia-smi") is None or
     run(["nvidia-smi", "-L"]).returncode != 0)
 NO_DEVICE = ["pipelined_gemm: no CUDA device is available",
              "compute capability 8.0"]
-
-
 RESULTS = ["matches the reference", "\nGPU:"]   # what a run prints
 
 
 @pytest.mark.parametrize("args,rc,out,not_out,err,not_err", [
     (["--help"], 0, ["usage: ", "--sizes"], [], [], []),
     (["--sizes", "100"], 2, [], None, ["100"], ["device"]),
-    (["--frobnicate"], 2, [], [], ["--frobnicate"], []),
-    pytest.param([], 3, [], RESULTS, NO_DEVICE, [], marks=pytest.mark.skipif(
-        not NO_GPU, reason="a GPU is here")),
-    pytest.param(["--check-only", "--sizes", "64"], 3, [], RESULTS,
-                 NO_DEVICE, [], marks=pytest.mark.skipif(not NO_GPU,
-                                                         reason="a GPU"))],
+    (["--frobnicate"], 2, [], [], ["--frobnicate"], [])] + [
+    pytest.param(a, 3, [], RESULTS, NO_DEVICE, [], marks=pytest.mark.skipif(
+        not NO_GPU, reason="a GPU is here")) for a in (
+            [], ["--check-only", "--sizes", "64"])],
     ids=["help", "bad-size", "unknown-option", "no-device", "check-only"])
 def test_exit(binary, args, rc, out, not_out, err, not_err):
-    """Exit status; what stdout and stderr must and must not hold (not_out
-    None: stdout empty; "device" in stderr: looked at the GPU too early)."""
+    """Exit status, what stdout and stderr must (not) hold; not_out None:
+    stdout empty; "device" in stderr: the GPU was looked at too early."""
     p = run([binary, *args], timeout=60, stdin=subprocess.DEVNULL)
     assert p.returncode == rc
     assert not_out is not None or p.stdout == ""
