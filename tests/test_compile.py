@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sys
+from functools import reduce
 
 import pytest
 
@@ -24,8 +25,8 @@ def read(name, folder=FIX):
 
 
 def check(tmp_path, kind, files, *args):
-    """Write {name: text} into tmp_path, run one check on them; returns
-    (CompletedProcess, JSON report or None)."""
+    """Run one check on {name: text} written into tmp_path: (process, JSON
+    report or None)."""
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     out = tmp_path / "report.json"
@@ -34,19 +35,10 @@ def check(tmp_path, kind, files, *args):
     return p, json.loads(out.read_text()) if out.exists() else None
 
 
-def sm80(tmp_path, ptxs, sasses=()):
-    """The sm80 check on {arch: PTX fixture} and {arch: SASS fixture}."""
-    files = {f"{a}-s2.ptx": read(t) for a, t in ptxs.items()}
-    files.update({f"{a}-s2.sass": read(t) for a, t in dict(sasses).items()})
-    return check(tmp_path, "sm80", files, "--stages", "2", "--ptx", *ptxs,
-                 "--sass", *dict(sasses))
-
-
 def test_real_sm80_report():
-    """No cp.async at sm_75; at sm_80/90 every one in a piped kernel, with
-    the global-to-shared copy; LDGSTS in their SASS, none in
-    matmulBlockedSync; fusion recorded; one K-slice's FFMA and LDS.128."""
-    r = json.loads(litlib.read_text(os.path.join(CK, "sm80-check-s2.json")))
+    """No cp.async at sm_75; from sm_80 all in piped kernels, with a copy
+    and LDGSTS, none in matmulBlockedSync; one K-slice's FFMA, LDS.128."""
+    r = json.loads(read("sm80-check-s2.json", CK))
     for u in ("", "blocked-"):
         assert os.path.exists(os.path.join(CK, f"{u}sm_75-s2.ptx.cmd")), \
             "nvcc exited 0 at sm_75 and its command is kept"
@@ -105,19 +97,16 @@ GOOD = {"sm_80": "good-sm_80.ptx"}
     ids=["good", "sm75", "in-sync", "outside", "register-fill",
          "no-ldgsts", "fused", "unreadable"])
 def test_sm80_fixtures(tmp_path, ptx, sass, rc, expect, want):
-    """A good build passes, forms counted per kernel (comments and mbarrier
-    instructions aside); cp.async below sm_80, in matmulTileSync or outside
-    both kernels, a piped fill through registers (even with the pipeline's
-    own arrive) and piped SASS without LDGSTS each fail, named; a sync
-    kernel that ptxas fused is recorded, not failed; unreadable PTX is a
+    """A good build passes, its forms counted per kernel; each fault fails,
+    named; a fused sync kernel is recorded, not failed; unreadable PTX is a
     usage error (2), never a pass."""
-    p, r = sm80(tmp_path, ptx, sass)
+    files = {f"{a}-s2.{ext}": read(f) for ext, fixtures in
+             (("ptx", ptx), ("sass", sass)) for a, f in fixtures.items()}
+    p, r = check(tmp_path, "sm80", files, "--stages", "2", "--ptx", *ptx,
+                 "--sass", *sass)
     assert p.returncode == rc and expect in p.stderr, p.stderr
     for path, value in want.items():
-        node = r
-        for key in path:
-            node = node[key]
-        assert node == value, path
+        assert reduce(lambda node, key: node[key], path, r) == value, path
 
 
 # cuda::memcpy_async(dst, src, size, pipe) and __pipeline_memcpy_async(dst,
@@ -131,9 +120,8 @@ CALL = re.compile(r"(?:cuda::|__pipeline_)memcpy_async\(\s*([^,;]+?),\s*"
     ("blocked", "CHECK_BLOCKED", "CHECK_BLOCKED_DEPS", "matmulBlockedPiped")])
 def test_negative_control_fails_through_make(tmp_path, which, var, deps,
                                              kernel):
-    """One kernel file with its piped fill rewritten through registers (the
-    pipeline calls kept): make sm80-check must fail, naming that kernel
-    (and no other)."""
+    """A piped fill rewritten through registers (pipeline calls kept):
+    make sm80-check fails, naming that kernel and no other."""
     src, n = CALL.subn(lambda m: f"*reinterpret_cast<float4*>({m[1]}) = "
                        f"*reinterpret_cast<const float4*>({m[2]});" + "".join(
                            f" (void)({x});" for x in m[3].split(",")), read(
@@ -157,30 +145,29 @@ def test_negative_control_fails_through_make(tmp_path, which, var, deps,
 
 def test_real_stage_limits():
     """2..5 reported, one constant step of tiles plus a little state, all
-    within 48 KiB, the sync kernel constant, 6 refused by the ceiling."""
-    r = json.loads(litlib.read_text(os.path.join(CK, "stage-limits.json")))
+    within 48 KiB, the sync kernel constant, 6 refused by the ceiling; the
+    blocked pair's stage 16 x (128 + 128) floats, over 48 KiB from 4."""
+    r, depths = json.loads(read("stage-limits.json", CK)), ["2", "3", "4", "5"]
+    bp = r["blocked"]
+    assert bp["stage_bytes"] == 16384 and bp["over_limit_from"] == 4
+    assert r["refused"]["exit"] != 0
+    assert "48 KiB" in (r["refused"]["static_assert"] or "")
+    assert r["step_bytes"] == TILE + r["state_step_bytes"]
     for arch in ("sm_80", "sm_90"):
         rows = r["table"][arch]
-        assert sorted(rows) == ["2", "3", "4", "5"]
-        smem = [rows[n]["piped"]["smem_bytes"] for n in ("2", "3", "4", "5")]
+        assert sorted(rows) == depths
+        smem = [rows[n]["piped"]["smem_bytes"] for n in depths]
         steps = [b - a for a, b in zip(smem, smem[1:])]
         assert all(s > 0 for s in steps)
         assert len(set(steps)) == 1 and 0 <= steps[0] - TILE <= 64
         assert all(b == int(n) * TILE + rows[n]["piped"]["state_bytes"] and
                    rows[n]["piped"]["state_bytes"] < TILE
-                   for n, b in zip(("2", "3", "4", "5"), smem))
+                   for n, b in zip(depths, smem))
         assert all(b <= 49152 for b in smem)
         assert len({row["sync"]["smem_bytes"] for row in rows.values()}) == 1
-    assert r["refused"]["exit"] != 0
-    assert "48 KiB" in (r["refused"]["static_assert"] or "")
-    assert r["step_bytes"] == TILE + r["state_step_bytes"]
-    b = r["blocked"]   # one stage: 16 x (128 + 128) floats; 4 over 48 KiB
-    assert b["stage_bytes"] == 16384 and b["over_limit_from"] == 4
-    for arch in ("sm_80", "sm_90"):
-        rows = b["table"][arch]
-        assert sorted(rows) == ["2", "3", "4"]
-        for n, row in rows.items():
-            assert row["blocked_sync"]["smem_bytes"] == b["stage_bytes"]
+        assert sorted(bp["table"][arch]) == depths[:3]
+        for n, row in bp["table"][arch].items():
+            assert row["blocked_sync"]["smem_bytes"] == bp["stage_bytes"]
             assert row["blocked_piped"]["dynamic_bytes"] == int(n) * 16384
             assert row["blocked_piped"]["smem_bytes"] == 0
             assert row["blocked_piped"]["spill_bytes"] == 0
@@ -201,9 +188,8 @@ WRONG = ('exit=1\nerror: static assertion failed with "the exercise sweeps '
     ({**GOOD_SMEM, 5: 49160}, None, 1, "exceed")],
     ids=["good", "uneven", "small-step", "compiles", "wrong-assert", "over"])
 def test_stage_limits_fixtures(tmp_path, smem, refused, rc, expect):
-    """A uniform step passes; an uneven or too small step, a deepest depth
-    that compiles or is refused by the wrong assertion, and a depth over
-    48 KiB each fail, named."""
+    """A uniform step passes; an uneven or small step, a deepest depth that
+    compiles or fails another assertion, a depth over 48 KiB fail, named."""
     files = {f"sm_80-s{n}.ptxas.txt": read("ptxas-template.txt").replace(
         "{smem}", str(b)) for n, b in smem.items()}
     files["refused"] = refused or read("refused-ok.txt")
@@ -225,17 +211,13 @@ BLOCKED_SRC = "".join(f"constexpr int kBlocked{x} = {v};\n" for x, v in (
     ((2, 3), 16384, 0, BLOCKED_SRC, "nothing calls for dynamic")],
     ids=["good", "spills", "sync-smem", "no-opt-in", "fits-static"])
 def test_blocked_stage_fixtures(depths, sync_smem, spill, src, expect):
-    """The blocked pair's stage is 4 K (M + N) bytes, matmulBlockedSync's
-    static shared memory; N stages dynamic, over 48 KiB from 4 on; a spill,
-    another sync size, no opt-in or no depth over 48 KiB each fail."""
-    def k(smem):
-        return {"smem_bytes": smem, "registers": 100,
-                "spill_store_bytes": spill, "spill_load_bytes": 0}
-    fails = []
+    """One stage is 4 K (M + N) bytes, matmulBlockedSync's; N dynamic; a
+    spill, another sync size, no opt-in or no depth past 48 KiB fail."""
+    fails, k = [], {"registers": 100, "spill_bytes": spill}
     r = checks.analyse_blocked({"sm_80": {n: {
-        "_Z18matmulBlockedPipedPKfS0_Pfi": k(0),
-        "_Z17matmulBlockedSyncPKfS0_Pfi": k(sync_smem)} for n in depths}},
-        src, fails.append)
+        "_Z18matmulBlockedPipedPKfS0_Pfi": {**k, "smem_bytes": 0},
+        "_Z17matmulBlockedSyncPKfS0_Pfi": {**k, "smem_bytes": sync_smem}}
+        for n in depths}}, src, fails.append)
     assert all(expect in f for f in fails) and bool(fails) == bool(expect)
     assert r["table"]["sm_80"]["3"]["blocked_piped"]["dynamic_bytes"] == \
         49152
@@ -251,8 +233,8 @@ def test_blocked_stage_fixtures(depths, sync_smem, spill, src, expect):
     ("good-sm_80.ptx", "fused.sass", "matmulBlockedSync holds 1 LDGSTS")],
     ids=["good", "register-fill", "in-sync", "fused"])
 def test_sm80_blocked_fixtures(tmp_path, ptx, sass, expect):
-    """--blocked checks each kernel of the blocked pair (fixtures renamed)
-    beside a good lesson pair; ptxas fusing matmulBlockedSync fails."""
+    """--blocked checks the blocked pair (fixtures renamed) beside a good
+    lesson pair; ptxas fusing matmulBlockedSync fails."""
     files = {"sm_80-s2.ptx": read("good-sm_80.ptx"),
              "sm_80-s2.sass": read("good-sm_80.sass")}
     files.update({f"blocked-{k}": read(f).replace("Tile", "Blocked")

@@ -1,47 +1,22 @@
 """checks: what the compiler emitted for the lesson's kernels, no GPU needed.
 
-Usage (from the module's root):
-  python3 -m tools.compile.checks sm80 --dir DIR --stages N --out F.json
-      [--ptx ARCH ...] [--sass ARCH ...] [--source FILE] [--blocked]
-  python3 -m tools.compile.checks stages --dir DIR --refused FILE --out F.json
-      [--arch ARCH ...] [--stages N ...] [--tile-bytes B] [--refused-stages N]
-      [--blocked-stages N ... --blocked-source FILE]
-  python3 -m tools.compile.checks evidence --dir DIR --source-hash FILE
-      [--nvcc NVCC] [--cuobjdump PATH] [--out-dir evidence]
-
-sm80 reads DIR/ARCH-sN.ptx (nvcc -ptx) and DIR/ARCH-sN.sass (cuobjdump
--sass) and asserts: below sm_80 the PTX holds no cp.async; from sm_80 on
-every cp.async sits in a piped kernel (none in a sync kernel, none
-elsewhere), which holds a global-to-shared copy (the pipeline's own
-cp.async.mbarrier.arrive proves nothing); its SASS holds LDGSTS. It records
-per kernel each form, FFMA and LDS.128, and any LDGSTS in matmulTileSync
-(fusion). --blocked: DIR/blocked-ARCH-sN.* too; no LDGSTS in
-matmulBlockedSync.
-
-stages reads DIR/ARCH-sN.ptxas.txt (nvcc -Xptxas -v) per depth and FILE,
-the refused compile's record ("exit=N", then the compiler's output), and
-asserts: both kernels reported at every depth; the piped kernel grows by
-one constant step, --tile-bytes plus at most MAX_STATE_STEP bytes of
-pipeline state; every depth within LIMIT; the sync kernel constant; the
-refused depth stopped by the static_assert naming the 48 KiB ceiling.
---blocked-stages: DIR/blocked-ARCH-sN.ptxas.txt too: no spills; one stage
-(4 kBlockedK (kBlockedM + kBlockedN) bytes, FILE's constants) is
-matmulBlockedSync's shared memory, N of them matmulBlockedPiped's dynamic
-one, over LIMIT at some depth, with FILE opting in (OPT_IN).
-
-evidence reads both checks' reports for the default build (STAGES=2), the
-ptxas -v reports, the commands (*.cmd) and the refused compile's log, runs
-NVCC --version, and writes OUT-DIR/compile-nvcc-<release>.txt (first line
-"compile-only: no GPU executed anything in this file", then date, host,
-source sha256, versions, commands, the reports and the compilers' output)
-and its .facts.json (the counts, unrounded, for tools/lit/gather.py), both
-kept as they are when only their date and host would change. Exit 1 when
-an input is missing or records a failed check.
-
-Kernels are told apart by their names (KERNELS). Each check writes JSON to
---out and a summary to the .txt beside it (temporary names, renames) and
-to stdout. Exit: 0 all hold; 1 an assertion failed ("CHECK: FAIL ...");
-2 usage or unreadable input.
+python3 -m tools.compile.checks CHECK --dir DIR ... (options: see main)
+  sm80      DIR/[blocked-]ARCH-sN.ptx, .sass: no cp.async below sm_80; from
+            sm_80 all in piped kernels, each with a global-to-shared copy
+            (an mbarrier arrive is none) and LDGSTS; no LDGSTS in
+            matmulBlockedSync. Records forms, FFMA, LDS.128, fusion.
+  stages    DIR/[blocked-]ARCH-sN.ptxas.txt per depth, --refused ("exit=N",
+            then nvcc's output): the piped kernel grows by --tile-bytes plus
+            at most MAX_STATE_STEP bytes a stage, within LIMIT; the sync
+            kernel is constant; the refused depth hits the 48 KiB
+            static_assert; the blocked pair spills nothing, its sync kernel
+            holds one stage (--blocked-source's constants), its piped one N
+            (dynamic), past LIMIT at some depth, with OPT_IN.
+  evidence  OUT-DIR/compile-nvcc-<release>.txt (transcript) and .facts.json
+            from both reports, kept when only date and host would change.
+sm80 and stages write JSON to --out and a summary to the .txt beside it
+and to stdout. Exit: 0 all hold; 1 an assertion failed (evidence: an
+input is missing or failed); 2 usage or unreadable input.
 """
 
 import argparse
@@ -61,6 +36,8 @@ KERNELS = {"piped": "matmulTilePiped", "sync": "matmulTileSync",
 TILE, BLOCKED = ("piped", "sync"), ("blocked_piped", "blocked_sync")
 FAMILIES = ("copy", "mbarrier_arrive", "commit_group", "wait_group",
             "wait_all", "other")
+SASS_OPS = ("LDGSTS", "LDG", "STS")
+SASS_COLS = (*SASS_OPS, "FFMA", "LDS128")
 MAX_STATE_STEP = 64
 LIMIT = 48 * 1024   # bytes of static shared memory a block may declare
 OPT_IN = "cudaFuncAttributeMaxDynamicSharedMemorySize"   # to go past LIMIT
@@ -82,8 +59,8 @@ PTXAS_USED = re.compile(r"ptxas info\s*: Used (\d+) registers(.*)$")
 
 
 def kernel_role(name):
-    """The KERNELS key whose kernel a (mangled) function name or None
-    names, else "outside" (also for a name naming two)."""
+    """The KERNELS key a (mangled) function name or None names, else
+    "outside" (also for a name naming two)."""
     roles = [r for r, k in KERNELS.items() if k in (name or "")]
     return roles[0] if len(roles) == 1 else "outside"
 
@@ -102,27 +79,17 @@ def fmt_forms(forms):
 
 
 def ptx_count(text, prefix="cp.async"):
-    """Count the instructions whose mnemonic starts with prefix in PTX text.
-
-    Returns {"functions": {name: {form: count}}, "outside": {form: count},
-    "grep_lines": lines containing prefix anywhere (what grep -c counts)}.
-    A form is the mnemonic with its qualifiers ("cp.async.cg.shared.global").
-    Comments never count; statements are split at ';', '{' and '}' (inline
-    asm puts several on a line) and lose any "@%p" guard. Every function
-    appears, if only with {}. Raises ValueError when braces do not balance.
-    """
-    functions, outside = {}, Counter()
-    grep_lines, current, pending, depth, in_comment = 0, None, None, 0, False
-    for raw in text.splitlines():
-        grep_lines += prefix in raw
-        line = raw
-        if in_comment:
-            if "*/" not in line:
-                continue
-            line, in_comment = line[line.index("*/") + 2:], False
-        line = re.sub(r"/\*.*?\*/", " ", line)
-        if "/*" in line:
-            line, in_comment = line[:line.index("/*")], True
+    """The PTX instructions whose mnemonic with qualifiers (form) starts
+    with prefix: {"functions": {name: {form: n}} (all, if only with {}),
+    "outside": {form: n}, "grep_lines": lines holding prefix}; comments and
+    "@%p" guards aside. ValueError when braces or a comment do not close."""
+    functions, outside, current, pending, depth = {}, Counter(), None, None, 0
+    # A block comment within a line becomes a space, one over several lines
+    # leaves its line breaks; all after an unclosed "/*" is comment.
+    code = re.sub(r"/\*.*?\*/", lambda m: "\n" * (len(m[0].splitlines()) - 1)
+                  or " ", text, flags=re.S)
+    code, in_comment, _ = code.partition("/*")
+    for line in code.splitlines():
         line = line.split("//", 1)[0]
         m = PTX_HEADER.match(line) if depth == 0 else None
         if m:   # a .func may declare its return parameter first
@@ -149,12 +116,12 @@ def ptx_count(text, prefix="cp.async"):
     if depth or in_comment:
         raise ValueError("PTX ends inside a function or a comment")
     return {"functions": {k: dict(v) for k, v in functions.items()},
-            "outside": dict(outside), "grep_lines": grep_lines}
+            "outside": dict(outside),
+            "grep_lines": sum(prefix in x for x in text.splitlines())}
 
 
 def form_family(form):
-    """The family of a cp.async form: copy (global to shared),
-    mbarrier_arrive, commit_group, wait_group, wait_all or other."""
+    """The FAMILIES entry of a cp.async form (copy: global to shared)."""
     if COPY.match(form):
         return "copy"
     for fam in ("mbarrier.arrive", "commit_group", "wait_group", "wait_all"):
@@ -164,23 +131,17 @@ def form_family(form):
 
 
 def sass_opcodes(text):
-    """Opcodes per function of a `cuobjdump -sass` listing.
-
-    Returns {"arch": "sm_80" or None, "functions": {name: {"opcodes":
-    {LDGSTS: n}, "forms": {LDGSTS.E.BYPASS.128: n}}}}. Raises ValueError
-    when the listing names no function (a failed disassembly).
-    """
+    """Opcodes per function of a `cuobjdump -sass` listing: {"arch": "sm_80"
+    or None, "functions": {name: {"opcodes": {LDGSTS: n}, "forms":
+    {LDGSTS.E.BYPASS.128: n}}}}. ValueError when it names no function."""
     arch, current, functions = None, None, {}
     for line in text.splitlines():
         m = re.match(r"^\s*code for (sm_\d+\w*)", line)
         arch = arch or (m and m.group(1))
-        m = re.match(r"^\s*Function\s*:\s*(\S+)", line)
-        if m:
+        if m := re.match(r"^\s*Function\s*:\s*(\S+)", line):
             current = functions.setdefault(m.group(1), {
                 "opcodes": Counter(), "forms": Counter()})
-            continue
-        m = SASS_INSN.match(line)
-        if m and current is not None:
+        elif (m := SASS_INSN.match(line)) and current is not None:
             current["forms"][m.group(1)] += 1
             current["opcodes"][m.group(1).split(".")[0]] += 1
     if not functions:
@@ -190,23 +151,18 @@ def sass_opcodes(text):
 
 
 def ptxas_report(text):
-    """Resource use per kernel in `nvcc -Xptxas -v` output: {name: {"arch",
-    "registers", "smem_bytes", "stack_bytes", "spill_store_bytes",
-    "spill_load_bytes"}} (counts, bytes). Raises ValueError for a kernel
-    without a "Used N registers" line (a truncated report)."""
+    """Per kernel in `nvcc -Xptxas -v` output: {name: {"registers" (per
+    thread), "smem_bytes" (static, per block), "spill_bytes" (stores plus
+    loads)}}. ValueError for a kernel without "Used N registers"."""
     kernels, current = {}, None
     for line in text.splitlines():
-        m = PTXAS_ENTRY.search(line)
-        if m:
-            current = kernels[m.group(1)] = {
-                "arch": m.group(2), "stack_bytes": 0, "spill_store_bytes": 0,
-                "spill_load_bytes": 0}
-        elif current is not None and PTXAS_SPILL.search(line):
-            (current["stack_bytes"], current["spill_store_bytes"],
-             current["spill_load_bytes"]) = map(
-                 int, PTXAS_SPILL.search(line).groups())
-        elif current is not None and PTXAS_USED.search(line):
-            m = PTXAS_USED.search(line)
+        if m := PTXAS_ENTRY.search(line):
+            current = kernels[m.group(1)] = {"spill_bytes": 0}
+        elif current is None:
+            continue
+        elif m := PTXAS_SPILL.search(line):
+            current["spill_bytes"] = int(m.group(2)) + int(m.group(3))
+        elif m := PTXAS_USED.search(line):
             smem = re.search(r"(\d+) bytes smem", m.group(2))
             current.update(registers=int(m.group(1)),
                            smem_bytes=int(smem.group(1)) if smem else 0)
@@ -231,8 +187,7 @@ def summarise(entries):
 
 def check_ptx(arch, text, fail, want=TILE):
     """The cp.async of one PTX file, counted and checked for the kernels
-    of roles want; fail(message) for each finding. Returns the record
-    stored in the JSON."""
+    of roles want; fail(message) per finding. Returns the JSON record."""
     scan = ptx_count(text)
     roles = by_role(scan["functions"])
     rec = {r: summarise(roles[r]) for r in want}
@@ -271,24 +226,18 @@ def check_ptx(arch, text, fail, want=TILE):
     return rec
 
 
-SASS_OPS = ("LDGSTS", "LDG", "STS")
-
-
 def check_sass(arch, text, fail, want=TILE):
-    """LDGSTS, LDG, STS (and their forms), FFMA and LDS.128 per kernel of
-    roles want in one SASS listing; fail(message) for each finding: a
-    piped kernel without LDGSTS, a blocked sync kernel with some.
-    Returns {role: {...}}."""
+    """SASS_COLS (SASS_OPS with their forms) per kernel of roles want in one
+    SASS listing; fail(message) for a piped kernel without LDGSTS or a
+    blocked sync kernel with some. Returns {role: {...}}."""
     scan = sass_opcodes(text)
     if scan["arch"] and scan["arch"] != arch:
         fail(f"{arch} SASS: the listing is for {scan['arch']}, not {arch}")
     roles, rec = by_role(scan["functions"]), {}
     for role in want:
         forms = summarise([(n, f["forms"]) for n, f in roles[role]])["forms"]
-        ops = Counter()
-        for k, n in forms.items():
-            ops[k.split(".")[0]] += n
-        r = rec[role] = {op: ops[op] for op in SASS_OPS + ("FFMA",)}
+        ops = sum((Counter(f["opcodes"]) for _, f in roles[role]), Counter())
+        r = rec[role] = {op: ops[op] for op in SASS_COLS[:-1]}
         r.update(names=[n for n, _ in roles[role]], LDS128=sum(
             n for k, n in forms.items() if k in ("LDS.128", "LDS.U.128")),
             forms={k: n for k, n in forms.items()
@@ -308,14 +257,13 @@ def check_sass(arch, text, fail, want=TILE):
 
 def sm80(a, fail):
     """The sm80 check of a's files: (result dict, summary lines)."""
+    def read(arch, ext):   # the lesson's file, then the blocked pair's
+        return "\n".join(litlib.read_text(os.path.join(
+            a.dir, f"{u}{arch}-s{a.stages}.{ext}")) for u in units)
     res = {"source": a.source, "stages": a.stages, "ptx": {}, "sass": {},
            "blocked": a.blocked}
     want, units = (TILE + BLOCKED, ("", "blocked-")) if a.blocked else (
         TILE, ("",))
-
-    def read(arch, ext):   # the lesson's file, then the blocked pair's
-        return "\n".join(litlib.read_text(os.path.join(
-            a.dir, f"{u}{arch}-s{a.stages}.{ext}")) for u in units)
     for arch in a.ptx:
         res["ptx"][arch] = check_ptx(arch, read(arch, "ptx"), fail, want)
     for arch in a.sass:
@@ -334,82 +282,14 @@ def sm80(a, fail):
         lines.append(f"  SASS {arch}: matmulTileSync " + (
             "FUSED" if rec["sync"]["LDGSTS"] else "not fused"))
         lines += [f"    {KERNELS[r]:18s} " + " ".join(
-            f"{op}={rec[r][op]}" for op in SASS_OPS + ("FFMA", "LDS128"))
+            f"{op}={rec[r][op]}" for op in SASS_COLS)
             + f"  {fmt_forms(rec[r]['forms']) or '-'}" for r in want]
     return res, lines
 
 
-def analyse_stages(reports, refused, tile, limit, fail):
-    """Check per-depth ptxas reports ({arch: {depth: ptxas_report}}) and
-    the refusal ((exit status, compiler text)) against tile (bytes of one
-    stage of tiles) and limit (bytes); fail(message) for each finding.
-    Returns the result dict (table, step, refusal)."""
-    table, steps = {}, set()
-    for arch, by_depth in reports.items():
-        rows = {}
-        for n in sorted(by_depth):
-            rows[n] = {}
-            for role in ("piped", "sync"):
-                ks = [k for name, k in by_depth[n].items()
-                      if kernel_role(name) == role]
-                if len(ks) != 1:
-                    fail(f"{arch} STAGES={n}: no ptxas report for the {role}"
-                         " kernel")
-                    continue
-                rows[n][role] = usage(ks[0])
-        piped = [(n, r["piped"]["smem_bytes"]) for n, r in rows.items()
-                 if "piped" in r]
-        for (n0, b0), (n1, b1) in zip(piped, piped[1:]):
-            steps.add(b1 - b0)
-            if n1 != n0 + 1:
-                fail(f"{arch}: depths {n0} and {n1} are not consecutive")
-            elif not tile <= b1 - b0 <= tile + MAX_STATE_STEP:
-                fail(f"{arch}: matmulTilePiped goes from {b0} bytes at "
-                     f"STAGES={n0} to {b1} at STAGES={n1}, a step of "
-                     f"{b1 - b0}; one stage of tiles is {tile}, plus at most "
-                     f"{MAX_STATE_STEP} of pipeline state")
-        if len(steps) > 1:
-            fail(f"{arch}: the step per stage is not constant: "
-                 f"{sorted(steps)}")
-        for n, b in piped:
-            rows[n]["piped"]["state_bytes"] = b - n * tile
-            if b > limit:
-                fail(f"{arch} STAGES={n}: {b} bytes exceed the {limit}-byte "
-                     "static ceiling")
-        if len({r["sync"]["smem_bytes"] for r in rows.values()
-                if "sync" in r}) > 1:
-            fail(f"{arch}: matmulTileSync's shared memory changes with STAGES")
-        table[arch] = {str(n): r for n, r in rows.items()}
-    step = steps.pop() if len(steps) == 1 else None
-    status, text = refused
-    msgs = re.findall(r'static assertion failed with "((?:[^"\\]|\\.)*)"',
-                      text)
-    ceiling = [m for m in msgs if "48 KiB" in m]
-    if status == 0:
-        fail("the deepest depth compiled (exit 0); it should be refused")
-    elif not ceiling:
-        fail("the deepest depth was refused, but not by the 48 KiB "
-             "static_assert; compiler said: " +
-             (" | ".join(msgs) or text.strip()[:300]))
-    return {"tile_bytes": tile, "limit_bytes": limit, "table": table,
-            "step_bytes": step,
-            "state_step_bytes": None if step is None else step - tile,
-            "refused": {"exit": status, "all_static_asserts": msgs,
-                        "static_assert": ceiling[0] if ceiling else None}}
-
-
-def usage(k):
-    """The ptxas_report entry k as {"smem_bytes", "registers",
-    "spill_bytes"} (static shared memory per block, bytes; registers per
-    thread; spill stores plus loads, bytes)."""
-    return {"smem_bytes": k["smem_bytes"], "registers": k["registers"],
-            "spill_bytes": k["spill_store_bytes"] + k["spill_load_bytes"]}
-
-
 def blocked_stage_bytes(source):
-    """Bytes of one stage of the blocked pair, a kBlockedK x kBlockedM
-    slice of A and a kBlockedK x kBlockedN slice of B, floats of 4 bytes,
-    from the constexpr int constants in source (text); ValueError when
+    """Bytes of one stage of the blocked pair, 4 kBlockedK (kBlockedM +
+    kBlockedN), from the constexpr ints in source (text); ValueError when
     one is missing."""
     c = dict(re.findall(r"constexpr\s+int\s+(kBlocked[KMN])\s*=\s*(\d+)\s*;",
                         source))
@@ -422,13 +302,13 @@ def blocked_stage_bytes(source):
 
 def analyse_blocked(reports, source, fail):
     """Check the blocked pair's ptxas reports ({arch: {depth: report}})
-    against source, its file's text; fail(message) for each finding;
+    against source, its file's text; fail(message) per finding;
     ValueError from blocked_stage_bytes. Returns the result dict."""
     table, over, stage = {}, set(), blocked_stage_bytes(source)
     for arch, by_depth in reports.items():
         table[arch] = {}
         for n in sorted(by_depth):
-            ks = {kernel_role(f): usage(k) for f, k in by_depth[n].items()}
+            ks = {kernel_role(f): dict(k) for f, k in by_depth[n].items()}
             if not all(r in ks for r in BLOCKED):
                 fail(f"{arch} STAGES={n}: no ptxas report for the blocked pair")
                 continue
@@ -455,34 +335,78 @@ def analyse_blocked(reports, source, fail):
 
 
 def stages(a, fail):
-    """The stages check of a's files: (result dict, summary lines)."""
+    """The stages check of a's files: fail(message) per finding; returns
+    (result dict, summary lines)."""
     def reports(unit, depths):   # {arch: {depth: ptxas_report}}
         return {arch: {n: ptxas_report(litlib.read_text(os.path.join(
             a.dir, f"{unit}{arch}-s{n}.ptxas.txt"))) for n in depths}
             for arch in a.arch}
-    first, _, rest = litlib.read_text(a.refused).partition("\n")
+    first, _, text = litlib.read_text(a.refused).partition("\n")
     m = re.fullmatch(r"exit=(\d+)", first.strip())
     if not m:
         raise ValueError(f"{a.refused}: first line is not 'exit=N'")
-    res = analyse_stages(reports("", a.stages), (int(m.group(1)), rest),
-                         a.tile_bytes, LIMIT, fail)
-    res["refused_stages"] = a.refused_stages
+    status, tile = int(m.group(1)), a.tile_bytes
+    table, steps = {}, set()
+    for arch, by_depth in reports("", a.stages).items():
+        rows = {}
+        for n in sorted(by_depth):
+            ks = by_role(by_depth[n])
+            rows[n] = {r: ks[r][0][1] for r in TILE if len(ks[r]) == 1}
+            for role in (r for r in TILE if r not in rows[n]):
+                fail(f"{arch} STAGES={n}: no ptxas report for the {role}"
+                     " kernel")
+        piped = [(n, r["piped"]["smem_bytes"]) for n, r in rows.items()
+                 if "piped" in r]
+        for (n0, b0), (n1, b1) in zip(piped, piped[1:]):
+            steps.add(b1 - b0)
+            if n1 != n0 + 1:
+                fail(f"{arch}: depths {n0} and {n1} are not consecutive")
+            elif not tile <= b1 - b0 <= tile + MAX_STATE_STEP:
+                fail(f"{arch}: matmulTilePiped goes from {b0} bytes at "
+                     f"STAGES={n0} to {b1} at STAGES={n1}, a step of "
+                     f"{b1 - b0}; one stage of tiles is {tile}, plus at most "
+                     f"{MAX_STATE_STEP} of pipeline state")
+        if len(steps) > 1:
+            fail(f"{arch}: the step per stage is not constant: "
+                 f"{sorted(steps)}")
+        for n, b in piped:
+            rows[n]["piped"]["state_bytes"] = b - n * tile
+            if b > LIMIT:
+                fail(f"{arch} STAGES={n}: {b} bytes exceed the {LIMIT}-byte "
+                     "static ceiling")
+        if len({r["sync"]["smem_bytes"] for r in rows.values()
+                if "sync" in r}) > 1:
+            fail(f"{arch}: matmulTileSync's shared memory changes with STAGES")
+        table[arch] = {str(n): r for n, r in rows.items()}
+    step = steps.pop() if len(steps) == 1 else None
+    msgs = re.findall(r'static assertion failed with "((?:[^"\\]|\\.)*)"',
+                      text)
+    ceiling = [m for m in msgs if "48 KiB" in m]
+    if status == 0:
+        fail("the deepest depth compiled (exit 0); it should be refused")
+    elif not ceiling:
+        fail("the deepest depth was refused, but not by the 48 KiB "
+             "static_assert; compiler said: " +
+             (" | ".join(msgs) or text.strip()[:300]))
+    res = {"tile_bytes": tile, "limit_bytes": LIMIT, "table": table,
+           "step_bytes": step, "refused_stages": a.refused_stages,
+           "state_step_bytes": None if step is None else step - tile,
+           "refused": {"exit": status, "all_static_asserts": msgs,
+                       "static_assert": ceiling[0] if ceiling else None}}
     lines = ["stage-limits: static shared memory per block (ptxas -v)"]
-    for arch, rows in res["table"].items():
+    for arch, rows in table.items():
         lines.append(f"  {arch}  STAGES  piped smem  piped regs  sync smem  "
-                     f"(piped = STAGES x {a.tile_bytes} B + pipeline state)")
+                     f"(piped = STAGES x {tile} B + pipeline state)")
         lines += [f"        {n:>6s}  {p.get('smem_bytes', '?'):>10}  "
                   f"{p.get('registers', '?'):>10}  "
                   f"{s.get('smem_bytes', '?'):>9}  state "
                   f"{p.get('state_bytes', '?')} B" for n, row in rows.items()
                   for p, s in [(row.get("piped", {}), row.get("sync", {}))]]
-    if res["step_bytes"] is not None:
-        lines.append(f"  each stage adds {res['step_bytes']} bytes: "
-                     f"{a.tile_bytes} of tiles, {res['state_step_bytes']} of "
-                     "pipeline state")
+    if step is not None:
+        lines.append(f"  each stage adds {step} bytes: {tile} of tiles, "
+                     f"{step - tile} of pipeline state")
     lines.append(f"  STAGES={a.refused_stages} with -DALLOW_DEEP_PIPELINE: "
-                 f"nvcc exit {res['refused']['exit']}: "
-                 f"\"{res['refused']['static_assert']}\"")
+                 f"nvcc exit {status}: \"{res['refused']['static_assert']}\"")
     if a.blocked_stages:
         res["blocked"] = b = analyse_blocked(reports(
             "blocked-", a.blocked_stages), litlib.read_text(
@@ -509,38 +433,27 @@ STAGES = 2
 MBARRIER_OPS = ("arrive", "init", "inval", "test_wait", "try_wait")
 
 
-def report(d, name):
-    """(JSON, text) of a passing check's report; OSError or ValueError."""
-    obj = json.loads(litlib.read_text(os.path.join(d, name + ".json")))
-    if not obj.get("ok"):
-        raise ValueError(f"{name} records failed assertions; evidence is "
-                         "only written from passing checks")
-    return obj, litlib.read_text(os.path.join(d, name + ".txt"))
-
-
 def facts_of(check, limits, release, full):
     """The facts of the checks' JSON reports: {name: number or token}."""
     facts = {"compile.nvcc_version": full, "compile.nvcc_release": release}
     for arch, rec in check["ptx"].items():
-        a = arch.replace("_", "")
-        facts[f"ptx.{a}.grep_lines"] = rec["grep_lines"]
-        for role in (*KERNELS, "outside"):
-            if role in rec:
-                facts[f"ptx.{a}.{role}.total"] = rec[role]["total"]
-        if int(a[2:]) >= 80:
-            for fam, n in rec["piped"]["families"].items():
-                facts[f"ptx.{a}.piped.{fam}"] = n
+        a = "ptx." + arch.replace("_", "")
+        facts[a + ".grep_lines"] = rec["grep_lines"]
+        facts.update({f"{a}.{r}.total": rec[r]["total"]
+                      for r in (*KERNELS, "outside") if r in rec})
+        if int(arch[3:]) >= 80:
             ops = dict.fromkeys(MBARRIER_OPS + ("other",), 0)
             for form, n in rec["mbarrier"]["piped"].items():
                 op = form.split(".")[1]
                 ops[op if op in MBARRIER_OPS else "other"] += n
-            facts.update({f"ptx.{a}.piped.mbarrier.{o}": n
+            facts.update({f"{a}.piped.{f}": n for f, n in
+                          rec["piped"]["families"].items()})
+            facts.update({f"{a}.piped.mbarrier.{o}": n
                           for o, n in ops.items()})
     for arch, rec in check["sass"].items():
-        for role in (r for r in KERNELS if r in rec):
-            for op in SASS_OPS + ("FFMA", "LDS128"):
-                facts[f"sass.{arch.replace('_', '')}.{role}.{op.lower()}"] = \
-                    rec[role][op]
+        facts.update({f"sass.{arch.replace('_', '')}.{r}.{op.lower()}":
+                      rec[r][op] for r in KERNELS if r in rec
+                      for op in SASS_COLS})
     blocked = limits.get("blocked")
     spill = 0
     for table, (piped, sync) in [(limits["table"], TILE)] + (
@@ -558,24 +471,33 @@ def facts_of(check, limits, release, full):
                         row[piped]["dynamic_bytes"]
     if blocked:
         facts["stages.blocked.stage_bytes"] = blocked["stage_bytes"]
-    facts["ptxas.spill_bytes"] = spill
-    facts["stages.step_bytes"] = limits["step_bytes"]
-    facts["stages.state_step_bytes"] = limits["state_step_bytes"]
-    facts["stages.refused_at"] = limits["refused_stages"]
+    facts.update({"ptxas.spill_bytes": spill,
+                  "stages.step_bytes": limits["step_bytes"],
+                  "stages.state_step_bytes": limits["state_step_bytes"],
+                  "stages.refused_at": limits["refused_stages"]})
     return facts
 
 
 def build(a):
     """(transcript, facts document, release) from the inputs in a.dir."""
-    d = a.dir
-    check, check_text = report(d, f"sm80-check-s{STAGES}")
-    limits, limits_text = report(d, "stage-limits")
-    sass = sorted(limits["table"])
-    units = [("", limits["table"])] + ([("blocked-", limits["blocked"][
-        "table"])] if limits.get("blocked") else [])
-    units = [(u, sorted(map(int, t[sass[0]]))) for u, t in units]
+    def read(name):
+        return litlib.read_text(os.path.join(a.dir, name))
+
+    def report(name):   # (JSON, text) of a passing check's report
+        obj = json.loads(read(name + ".json"))
+        if not obj.get("ok"):
+            raise ValueError(f"{name} records failed assertions; evidence is "
+                             "only written from passing checks")
+        return obj, read(name + ".txt")
+    check, check_text = report(f"sm80-check-s{STAGES}")
+    limits, limits_text = report("stage-limits")
+    sass, refused = sorted(limits["table"]), limits["refused_stages"]
+    tables = {"": limits["table"]}
+    if limits.get("blocked"):
+        tables["blocked-"] = limits["blocked"]["table"]
+    cubins = [f"{u}{x}-s{n}" for u, t in tables.items() for x in sass
+              for n in sorted(map(int, t[sass[0]]))]
     both = ("", "blocked-") if check.get("blocked") else ("",)
-    refused = limits["refused_stages"]
     version = litlib.run_version(a.nvcc).strip()
     release, full = litlib.nvcc_version(version)
     source_hash = litlib.read_text(a.source_hash).strip()
@@ -586,7 +508,7 @@ def build(a):
     L = [FIRST_LINE, f"date: {date}", f"host: {socket.gethostname()}",
          f"source sha256: {source_hash}", "  (build/source.sha256: sha256 "
          "of the clean tangled program sources)",
-         f"made by: make evidence-compile, from {d}/", "",
+         f"made by: make evidence-compile, from {a.dir}/", "",
          f"$ {a.nvcc} --version", version]
     if a.cuobjdump:
         try:
@@ -595,26 +517,20 @@ def build(a):
         except OSError as e:
             L.append(f"cuobjdump: (not run: {e})")
     L += ["", "== Commands (each output under a temporary name, renamed) =="]
-    for name in ([f"{u}{x}-s{STAGES}.ptx" for u in both for x in check["ptx"]]
-                 + [f"{u}{x}-s{n}.cubin" for u, ns in units for x in sass
-                    for n in ns]
-                 + [f"{u}{x}-s{STAGES}.sass" for u in both
-                    for x in check["sass"]]
-                 + [f"sm_80-s{refused}.refused"]):
-        L.append("$ " + litlib.read_text(os.path.join(d, name + ".cmd"))
-                 .strip())
+    L += ["$ " + read(name + ".cmd").strip() for name in
+          [f"{u}{x}-s{STAGES}.ptx" for u in both for x in check["ptx"]]
+          + [c + ".cubin" for c in cubins]
+          + [f"{u}{x}-s{STAGES}.sass" for u in both for x in check["sass"]]
+          + [f"sm_80-s{refused}.refused"]]
     L += ["", "== The checks' reports ==", check_text + limits_text,
           "== ptxas -v, verbatim (without 'Compile time') =="]
-    for u, ns in units:
-        for x, n in ((x, n) for x in sass for n in ns):
-            path = os.path.join(d, f"{u}{x}-s{n}.ptxas.txt")
-            L += [f"-- {path}"] + ["   " + line for line in
-                                   litlib.read_text(path).splitlines()
-                                   if "Compile time" not in line]
+    for c in cubins:
+        path = os.path.join(a.dir, c + ".ptxas.txt")
+        L += [f"-- {path}"] + ["   " + x for x in litlib.read_text(
+            path).splitlines() if "Compile time" not in x]
     L += ["", f"== STAGES={refused} with -DALLOW_DEEP_PIPELINE: the "
           "compiler's output, verbatim =="]
-    L += [line for line in litlib.read_text(os.path.join(
-        d, f"sm_80-s{refused}.refused.log")).splitlines() if line]
+    L += [x for x in read(f"sm_80-s{refused}.refused.log").splitlines() if x]
     facts = facts_of(check, limits, release, full)
     L += ["", f"== Facts (also in compile-nvcc-{release}.facts.json) =="]
     L += [f"{k} = {v}" for k, v in sorted(facts.items())]
@@ -660,13 +576,12 @@ def main(argv=None):
     """Command-line entry point; see the module docstring. Exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="check", required=True)
-    p = sub.add_parser("sm80")
+    p, s, e = map(sub.add_parser, ("sm80", "stages", "evidence"))
     p.add_argument("--stages", required=True, type=int)
     p.add_argument("--ptx", nargs="*", default=["sm_75", "sm_80", "sm_90"])
     p.add_argument("--sass", nargs="*", default=["sm_80", "sm_90"])
     p.add_argument("--source", default="?")
     p.add_argument("--blocked", action="store_true")
-    s = sub.add_parser("stages")
     s.add_argument("--refused", required=True)
     s.add_argument("--refused-stages", type=int, default=6)
     s.add_argument("--arch", nargs="*", default=["sm_80", "sm_90"])
@@ -674,7 +589,6 @@ def main(argv=None):
     s.add_argument("--tile-bytes", type=int, default=8192)
     s.add_argument("--blocked-stages", nargs="*", type=int, default=[])
     s.add_argument("--blocked-source")
-    e = sub.add_parser("evidence")
     e.add_argument("--nvcc", default="nvcc")
     e.add_argument("--cuobjdump")
     e.add_argument("--source-hash", required=True)
