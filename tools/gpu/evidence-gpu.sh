@@ -2,35 +2,21 @@
 # tools/gpu/evidence-gpu.sh [OUTDIR]
 #
 # Re-measures, on a GPU of compute capability 8.0 or newer, everything the
-# page shows from a GPU, into OUTDIR (default evidence/) as transcripts that
-# start with what made them (date UTC, host, GPU, compute capability,
-# driver, toolkit, command, source sha256), named gpu-<gpu>-STEP:
-#   run-sm_80, run-sm_90   make run, N = 512..4096, default and native build
-#   run-default            make run at its default sizes, timed
-#   spread                 N = 2048 in 3 more processes
-#   residency              --blocks-per-sm 1, 2, natural (3 processes each)
-#                          and 4 (once), N = 1024..4096
-#   cold                   --cold-l2, N = 512..4096
-#   blocked                the register-blocked pair, N = 1024..8192, then
-#                          blocked-spread (N = 4096, 3 processes),
-#                          blocked-b1 (1 block per SM) and blocked-libcu (its
-#                          pipelined kernel on cuda::pipeline)
-#   exercise, solution     make exercise; the solution of part 2
-#   mechanism              the solution at 1, 2, natural blocks per SM
-#   stages                 STAGES = 2, 3, 4 at N = 2048, 3 processes each
-#   blocked-stages-<s>     the blocked pair at 3 and 4 stages
-#   ncu-opcodes            executed instructions per SASS opcode
-#   sass                   LDGSTS per kernel of the binaries that ran
-#   sanitizer              memcheck, racecheck, synccheck, initcheck
-#   synccheck              the synccheck experiment, five kernel files
-#   ncu                    Nsight Compute raw metrics, both pairs
-#   pitfalls               make pitfalls on the GPU
-# each a .txt transcript, with .csv (or -<i>.csv) files where the program
-# wrote them.
-# Each step runs even if one before failed; temporary names, renamed when
-# a step ends. Exit 1 if a step failed, 3 without a GPU. Never changes the
-# GPU's clocks or settings (ncu --clock-control none). `make evidence-gpu`
-# runs it, then tools/gpu/gpu_facts.py on the result.
+# page shows from a GPU, into OUTDIR (default evidence/): transcripts
+# gpu-<gpu>-STEP.txt (with .csv or -<i>.csv where the program wrote them),
+# each starting with what made it (date UTC, host, GPU, compute capability,
+# driver, toolkit, command, source sha256). The steps: run-sm_80, run-sm_90
+# (make run, N = 512..4096), run-default (timed), spread (N = 2048, 3 more
+# processes), residency (1, 2, natural blocks per SM, 3 processes each; 4
+# once), cold (--cold-l2), blocked (the register-blocked pair, then
+# blocked-spread, blocked-b1, blocked-libcu on cuda::pipeline,
+# blocked-stages-<s>), exercise and solution, mechanism (the solution per
+# residency), stages (2, 3, 4 at N = 2048), ncu-opcodes, sass (LDGSTS per
+# kernel that ran), sanitizer (four tools), synccheck (the experiment), ncu
+# (raw metrics, both pairs), pitfalls. Each step runs even if one before
+# failed; temporary names, renamed when a step ends. Exit 1 if a step
+# failed, 3 without a GPU. Never changes the GPU's clocks or settings (ncu
+# --clock-control none). `make evidence-gpu` runs it, then gpu_facts.py.
 set -u
 out=${1:-evidence}
 mkdir -p "$out"
@@ -125,29 +111,26 @@ repeat() { # repeat FILE CSVSTEM COUNT COMMAND...: COUNT processes, one file
     done
     mv -f "$file.all" "$file"
 }
+concat() { # concat FILE PART...: the parts, in order, into FILE; removed
+    local file=$1; shift
+    cat "$@" >"$file.all"; rm -f "$@"; mv -f "$file.all" "$file"
+}
 want spread && repeat "$pre-spread.txt" "$pre-spread" 3 "$BIN" --sizes 2048
 
 # ---- the residency dial ----------------------------------------------------
 if want residency; then
-: >"$pre-residency.txt.all"
 for b in 1 2 natural; do
     repeat "$pre-residency.txt.$b" "$pre-residency-$b" 3 "$BIN" \
         --sizes 1024,2048,4096 --blocks-per-sm $b
-    cat "$pre-residency.txt.$b" >>"$pre-residency.txt.all"
-    rm -f "$pre-residency.txt.$b"
 done
 repeat "$pre-residency.txt.4" "$pre-residency-4" 1 "$BIN" \
     --sizes 1024,2048,4096 --blocks-per-sm 4
-cat "$pre-residency.txt.4" >>"$pre-residency.txt.all"
-rm -f "$pre-residency.txt.4"
-mv -f "$pre-residency.txt.all" "$pre-residency.txt"
+concat "$pre-residency.txt" "$pre-residency.txt."{1,2,natural,4}
 fi
 
 # ---- a cold L2 ---------------------------------------------------------------
-if want cold; then
-step "cold L2" "$pre-cold.txt" "$BIN" --sizes 512,1024,2048,4096 --cold-l2 \
-    --csv "$pre-cold.csv"
-fi
+want cold && step "cold L2" "$pre-cold.txt" "$BIN" \
+    --sizes 512,1024,2048,4096 --cold-l2 --csv "$pre-cold.csv"
 
 # ---- the register-blocked pair -----------------------------------------------
 if want blocked; then
@@ -184,26 +167,20 @@ fi
 
 # ---- the mechanism against residency: the thread-scope solution ------------
 if want mechanism; then
-: >"$pre-mechanism.txt.all"
 for b in 1 2 natural; do
     repeat "$pre-mechanism.txt.$b" "$pre-mechanism-$b" 3 \
         "$VAR/exercises/solution" --sizes 1024,2048,4096 --blocks-per-sm $b
-    cat "$pre-mechanism.txt.$b" >>"$pre-mechanism.txt.all"
-    rm -f "$pre-mechanism.txt.$b"
 done
-mv -f "$pre-mechanism.txt.all" "$pre-mechanism.txt"
+concat "$pre-mechanism.txt" "$pre-mechanism.txt."{1,2,natural}
 fi
 
 # ---- the depths, three processes each (the exercise's table has one) ---------
 if want stages; then
-: >"$pre-stages.txt.all"
 for s in 2 3 4; do
     repeat "$pre-stages.txt.$s" "$pre-stages-$s" 3 \
         "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" --sizes 2048
-    cat "$pre-stages.txt.$s" >>"$pre-stages.txt.all"
-    rm -f "$pre-stages.txt.$s"
 done
-mv -f "$pre-stages.txt.all" "$pre-stages.txt"
+concat "$pre-stages.txt" "$pre-stages.txt."{2,3,4}
 fi
 
 # ---- SASS of the binaries that ran -----------------------------------------
@@ -306,7 +283,8 @@ synccheck_experiment() {
     done
     return $rc
 }
-want synccheck && step "synccheck experiment" "$pre-synccheck.txt" synccheck_experiment
+want synccheck &&
+    step "synccheck experiment" "$pre-synccheck.txt" synccheck_experiment
 
 # ---- Nsight Compute --------------------------------------------------------
 NCU_METRICS=sm__throughput.avg.pct_of_peak_sustained_elapsed,\
@@ -328,15 +306,18 @@ launch__waves_per_multiprocessor
 for r in barrier long_scoreboard short_scoreboard mio_throttle not_selected \
          math_pipe_throttle wait dispatch_stall selected lg_throttle \
          no_instruction branch_resolving membar sleeping; do
-    NCU_METRICS=$NCU_METRICS,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
+    r=smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
+    NCU_METRICS=$NCU_METRICS,$r
 done
+ncu_raw() { # ncu_raw KERNELS ARGS...: both kernels of the pair, raw CSV
+    ncu --clock-control none --kernel-name "regex:$1" -c 2 \
+        --metrics "$NCU_METRICS" --csv --page raw "$BIN" "${@:2}"
+}
 profile() { # both pairs, the metrics above, one CSV of raw values
-    ncu --clock-control none --kernel-name regex:matmulTile -c 2 \
-        --metrics "$NCU_METRICS" --csv --page raw "$BIN" --sizes 2048 \
-        --check-only >"$pre-ncu.basic" || return 1
-    ncu --clock-control none --kernel-name regex:matmulBlocked -c 2 \
-        --metrics "$NCU_METRICS" --csv --page raw "$BIN" --kernels blocked \
-        --sizes 4096 --check-only >"$pre-ncu.blocked" || return 1
+    ncu_raw matmulTile --sizes 2048 --check-only >"$pre-ncu.basic" ||
+        return 1
+    ncu_raw matmulBlocked --kernels blocked --sizes 4096 --check-only \
+        >"$pre-ncu.blocked" || return 1
     { stamp ncu --metrics ... --csv --page raw "$BIN" --sizes 2048 \
           --check-only, and --kernels blocked --sizes 4096 | grep -v '^$'
       grep '^"' "$pre-ncu.basic"
@@ -355,8 +336,8 @@ opcodes() { # executed warp instructions per SASS opcode, the lesson's pair
 want opcodes && step "ncu opcodes" "$pre-ncu-opcodes.txt" opcodes
 
 # ---- pitfalls on the GPU ---------------------------------------------------
-want pitfalls && step "pitfalls" "$pre-pitfalls.txt" "$MAKE" --no-print-directory pitfalls \
-    ARCH=$ARCH_DEFAULT
+want pitfalls && step "pitfalls" "$pre-pitfalls.txt" \
+    "$MAKE" --no-print-directory pitfalls ARCH=$ARCH_DEFAULT
 
 echo >&2
 if [ ${#failed[@]} -gt 0 ]; then

@@ -2,14 +2,12 @@
 
 Usage: python3 -m tools.gpu.gpu_facts [EVIDENCE_DIR]   (default: evidence)
 
-Reads EVIDENCE_DIR/gpu-<gpu>-*.{txt,csv} of each GPU there and writes
-EVIDENCE_DIR/gpu-<gpu>.facts.json for tools/lit/gather.py (temporary name,
-rename). Values are as measured, unrounded: times in ms, rates in GFLOP/s,
-ratios piped/sync (< 1: the pipeline is faster), percentages, bytes,
-counts, MHz, booleans and tokens; no verdicts (tools/facts/derive.py) and no
-sentences (day74.nw). One reader per transcript; the tables say which CSV
-column or provenance key becomes which fact. Exit: 0; 1 a transcript is
-missing or malformed (named); 2 usage.
+Reads EVIDENCE_DIR/gpu-<gpu>-*.{txt,csv} of each GPU there, writes
+EVIDENCE_DIR/gpu-<gpu>.facts.json (atomically) for tools/lit/gather.py.
+Values as measured, unrounded: times in ms, rates in GFLOP/s, ratios
+piped/sync (< 1: the pipeline is faster), percentages, bytes, counts, MHz,
+booleans, tokens; no verdicts (tools/facts/derive.py), no sentences. Exit:
+0; 1 a transcript missing or malformed (named); 2 usage.
 """
 
 import csv
@@ -21,6 +19,7 @@ import statistics
 import sys
 
 from tools.lit import litlib
+from tools.lit.litlib import read_stamped_csv as read_csv, read_text as read
 
 # run CSV column -> fact <prefix>.<n>.<fact>
 ROW_COLUMNS = {**{f"{k}_ms_median": f"{k}_ms" for k in ("sync", "piped",
@@ -36,10 +35,8 @@ CARD_KEYS = {
     "smem_per_sm_bytes": ("gpu.smem_per_sm_kib", 1024),
     "l2_bytes": ("gpu.l2_mib", 2**20), "timed_launches": ("run.reps", 1),
     "max_sm_clock_mhz": ("gpu.max_sm_clock_mhz", 1)}
-# kernel provenance field -> fact suffix
-KERNEL_KEYS = {"registers": "registers", "blocks_per_sm": "blocks_per_sm",
-               "ptx_version": "ptx_version",
-               "binary_version": "binary_version"}
+# kernel provenance fields: run.<arch>.<kind>_<field>
+KERNEL_KEYS = ("registers", "blocks_per_sm", "ptx_version", "binary_version")
 EXERCISE_COLUMNS = {"piped_over_sync": "ratio", "piped_smem_bytes": "smem",
                     "piped_blocks_per_sm": "blocks_per_sm"}
 # the kernel files of the synccheck experiment -> fact names
@@ -66,6 +63,8 @@ NCU_METRICS = {
     "sm__cycles_elapsed.avg": "elapsed_cycles",
     "gpu__time_duration.sum": "duration_ns",
     "launch__registers_per_thread": "registers"}
+SASS_NAMES = {"TileSync": "sync", "TilePiped": "piped",
+              "BlockedSync": "blocked_sync", "BlockedPiped": "blocked_piped"}
 STALL = re.compile(
     r"smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$")
 KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
@@ -77,10 +76,15 @@ class EvidenceError(Exception):
     """A transcript is missing or not in the expected form."""
 
 
-def read(path, csv_too=False):
-    """The text of path, or (csv_too) its (meta, rows) as a stamped CSV;
-    OSError or ValueError naming path when it cannot be read."""
-    return (litlib.read_stamped_csv if csv_too else litlib.read_text)(path)
+def ncu_table(path):
+    """(header, rows) of the quoted CSV lines of an ncu transcript, header
+    the "ID" row; EvidenceError when there is none."""
+    rows = list(csv.reader(l for l in read(path).splitlines()
+                           if l.startswith('"')))
+    header = next((r for r in rows if r[0] == "ID"), None)
+    if header is None:
+        raise EvidenceError(f"{path}: no raw metrics table")
+    return header, rows
 
 
 def row_for(rows, n, path, pair="basic"):
@@ -94,7 +98,7 @@ def row_for(rows, n, path, pair="basic"):
 def rows_facts(path, prefix, sizes, facts, pair="basic"):
     """The ROW_COLUMNS of pair's rows at sizes as <prefix>.<n>.<fact>;
     returns the CSV's provenance."""
-    meta, rows = read(path, True)
+    meta, rows = read_csv(path)
     for n in sizes:
         row = row_for(rows, n, path, pair)
         for col, name in ROW_COLUMNS.items():
@@ -107,11 +111,8 @@ def clocks(paths):
     """Every SM clock (MHz) sampled during timing in those CSVs at paths
     that are run CSVs (with clock columns)."""
     seen = []
-    for path in paths:
-        text = read(path)
-        if "sync_mhz" not in text:
-            continue
-        for row in read(path, True)[1]:
+    for path in [p for p in paths if "sync_mhz" in read(p)]:
+        for row in read_csv(path)[1]:
             seen += [row[c] for c in ("sync_mhz", "piped_mhz", "cublas_mhz")
                      if row[c] > 0]
     return seen
@@ -123,8 +124,8 @@ def run_facts(pre, facts):
         meta = rows_facts(f"{pre}-run-{arch}.csv", f"run.{arch}",
                           (512, 1024, 2048, 4096), facts)
         for kind in ("sync", "piped"):
-            for key, name in KERNEL_KEYS.items():
-                facts[f"run.{arch}.{kind}_{name}"] = litlib.number(
+            for key in KERNEL_KEYS:
+                facts[f"run.{arch}.{kind}_{key}"] = litlib.number(
                     meta[f"basic_{kind}_{key}"])
         if arch == "sm_80":
             for key, (name, div) in CARD_KEYS.items():
@@ -139,11 +140,10 @@ def run_facts(pre, facts):
 
 
 def repeated(paths, n, column, path_desc, pair="basic"):
-    """column at size n of pair in each CSV of paths; EvidenceError when
-    there are none."""
+    """column at size n of pair in each CSV of paths; EvidenceError if none."""
     if not paths:
         raise EvidenceError(f"{path_desc}: no CSV")
-    return [row_for(read(p, True)[1], n, p, pair)[column] for p in paths]
+    return [row_for(read_csv(p)[1], n, p, pair)[column] for p in paths]
 
 
 def spread_facts(pre, facts):
@@ -152,8 +152,8 @@ def spread_facts(pre, facts):
         sorted(glob.glob(f"{pre}-spread-*.csv")), 2048, "piped_over_sync",
         f"{pre}-spread-*.csv")
     facts["spread.2048.runs"] = len(ratios)
-    facts["spread.2048.ratio_min"] = min(ratios)
-    facts["spread.2048.ratio_max"] = max(ratios)
+    facts["spread.2048.ratio_min"], facts["spread.2048.ratio_max"] = (
+        min(ratios), max(ratios))
 
 
 def residency_facts(pre, facts):
@@ -162,8 +162,8 @@ def residency_facts(pre, facts):
     median_facts(pre, "residency", ("4", "1", "2", "natural"),
                  (1024, 2048, 4096), "residency", facts)
     for setting in ("1", "2", "natural", "4"):
-        meta = read(sorted(glob.glob(
-            f"{pre}-residency-{setting}-*.csv"))[0], True)[0]
+        meta = read_csv(sorted(glob.glob(
+            f"{pre}-residency-{setting}-*.csv"))[0])[0]
         facts[f"residency.{setting}.blocks_per_sm"] = litlib.number(
             meta["basic_piped_blocks_per_sm"])
 
@@ -182,8 +182,8 @@ def median_facts(pre, stem, settings, sizes, prefix, facts):
                 got = repeated(paths, n, col, f"{pre}-{stem}-{setting}")
                 facts[f"{b}.{name}"] = statistics.median(got)
                 if name == "ratio":
-                    facts[b + ".ratio_min"] = min(got)
-                    facts[b + ".ratio_max"] = max(got)
+                    facts[b + ".ratio_min"], facts[b + ".ratio_max"] = (
+                        min(got), max(got))
         facts[f"{prefix}.runs"] = len(paths)
 
 
@@ -210,11 +210,7 @@ def opcode_facts(pre, facts):
     """Executed warp instructions per SASS opcode of the lesson's pair at
     N = 2048, and the difference between the kernels per warp-slice."""
     path = f"{pre}-ncu-opcodes.txt"
-    rows = list(csv.reader(l for l in read(path).splitlines()
-                           if l.startswith('"')))
-    header = next((r for r in rows if r[0] == "ID"), None)
-    if header is None:
-        raise EvidenceError(f"{path}: no raw metrics table")
+    header, rows = ncu_table(path)
     col = header.index("sass__inst_executed_per_opcode")
     counts = {}
     for r in rows:
@@ -237,11 +233,9 @@ def opcode_facts(pre, facts):
         sum(piped.values()) - sum(sync.values())) / WARP_SLICES_2048
     facts["ncu.basic.piped.syncs_per_warp_slice"] = (
         piped.get("SYNCS", 0) / WARP_SLICES_2048)
-    memory = ("FFMA", "LDS", "LDG", "STS", "LDGSTS", "SYNCS", "ARRIVES",
-              "BAR")
     facts["ncu.basic.extra_other_per_warp_slice"] = (
-        sum(v for k, v in piped.items() if k not in memory) -
-        sum(v for k, v in sync.items() if k not in memory)) / WARP_SLICES_2048
+        sum(v for k, v in piped.items() if k not in OPCODES) -
+        sum(v for k, v in sync.items() if k not in OPCODES)) / WARP_SLICES_2048
 
 
 def cold_facts(pre, facts):
@@ -266,11 +260,10 @@ def blocked_facts(pre, facts):
     for n in (1024, 2048, 4096):
         for col, name in (("piped_over_sync", "ratio"),
                           ("piped_pct_cublas", "pct")):
-            got = [facts[f"blocked.{n}.{'ratio' if name == 'ratio' else col}"]
-                   ] + repeated(paths, n, col, f"{pre}-blocked-spread",
-                                "blocked")
-            facts[f"blocked.spread.{n}.{name}_min"] = min(got)
-            facts[f"blocked.spread.{n}.{name}_max"] = max(got)
+            got = [facts[f"blocked.{n}.{ROW_COLUMNS[col]}"]] + repeated(
+                paths, n, col, f"{pre}-blocked-spread", "blocked")
+            b = f"blocked.spread.{n}.{name}"
+            facts[b + "_min"], facts[b + "_max"] = min(got), max(got)
     rows_facts(f"{pre}-blocked-b1.csv", "blocked.b1", (2048, 4096), facts,
                "blocked")
     rows_facts(f"{pre}-blocked-libcu.csv", "blocked.libcu", (4096,), facts,
@@ -280,7 +273,7 @@ def blocked_facts(pre, facts):
 def exercise_facts(pre, facts):
     """The stage sweep, and the solution of part 2."""
     path = f"{pre}-exercise.csv"
-    rows = read(path, True)[1]
+    rows = read_csv(path)[1]
     if sorted(r["stages"] for r in rows) != [2, 3, 4]:
         raise EvidenceError(f"{path}: stage counts are not 2, 3, 4")
     for row in rows:
@@ -297,9 +290,7 @@ def sass_facts(pre, facts):
         raise EvidenceError(f"{pre}-sass.txt: expected 12 LDGSTS counts, "
                             f"found {len(rows)}")
     for build, kernel, count in rows:
-        name = {"TileSync": "sync", "TilePiped": "piped",
-                "BlockedSync": "blocked_sync",
-                "BlockedPiped": "blocked_piped"}[kernel]
+        name = SASS_NAMES[kernel]
         facts[f"gpu.sass.{build.replace('-', '_')}.{name}.ldgsts"] = \
             int(count)
 
@@ -347,11 +338,7 @@ def synccheck_facts(pre, facts):
 def ncu_facts(pre, facts):
     """Nsight Compute's raw metrics per kernel, and what follows from them."""
     path = f"{pre}-ncu.csv"
-    rows = list(csv.reader(l for l in read(path).splitlines()
-                           if l.startswith('"')))
-    header = next((r for r in rows if r[0] == "ID"), None)
-    if header is None:
-        raise EvidenceError(f"{path}: no raw metrics table")
+    header, rows = ncu_table(path)
     schedulers = facts["gpu.sm_count"] * 4
     for r in rows:
         if len(r) != len(header) or r[0] in ("ID", ""):
@@ -390,8 +377,7 @@ def pitfall_facts(pre, facts):
     facts["pitfalls.barrier.memcmp_caught"] = (
         "barrier-for-wait caught (memcmp named a difference" in text)
     m = re.search(r"racecheck exit (\S+)\)", text)
-    facts["pitfalls.barrier.racecheck_caught"] = bool(m and m.group(1) ==
-                                                      "99")
+    facts["pitfalls.barrier.racecheck_caught"] = bool(m and m.group(1) == "99")
     first = f"{pre}-pitfalls-first-run.txt"
     if os.path.exists(first):
         t = read(first)
@@ -410,9 +396,8 @@ def facts_for(pre):
              "gpu.source_hash": stamp["source_sha256"][:12]}
     for reader in (run_facts, spread_facts, residency_facts, cold_facts,
                    blocked_facts, exercise_facts, mechanism_facts,
-                   opcode_facts, sass_facts,
-                   sanitizer_facts, synccheck_facts, ncu_facts,
-                   pitfall_facts):
+                   opcode_facts, sass_facts, sanitizer_facts,
+                   synccheck_facts, ncu_facts, pitfall_facts):
         reader(pre, facts)
     wall = re.search(r"make run wall time: (\d+) ms",
                      read(f"{pre}-run-default.txt"))

@@ -4,29 +4,23 @@ Usage: python3 -m tools.lit.gather --schema SCHEMA.tsv --evidence DIR
            --source-hash FILE --out FACTS.json [--derive MODULE]
            [--token-hash FILE --same-text SOURCES.tsv]
 
-Reads the schema (NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION lines;
-PRODUCER a meta.kind, "derived" or "=OTHER" for an old name showing fact
-OTHER; NAME may hold {a,b} groups, one line standing for each choice, with
-{1}, {2}... in the other fields naming it) and every DIR/*.facts.json:
-{"meta": {"kind", "source_sha256", "date", "transcript", ...}, "facts":
-{name: value}}, values unrounded numbers, booleans or tokens (one line, at
-most MAX_WORDS words: sentences belong in the lesson). MODULE's
-derive(facts, evidence) returns {name: (value, [names read])}, each after
-the derived facts it reads. Of two files giving a fact, fresh evidence wins
-over stale, then the later date, then the later name. Each value is shown
-once by its FORMAT ("-": as it is; "{:.3f}", "{:.1f} %" ...: a Python
-format; "A|B": a boolean) into OUT (temporary name, rename), JSON that
-pandoc reads as YAML: {"facts_schema": {name: description}, "facts":
-{name: {"text", "from": its files, "stale": made from other sources}}}.
-Evidence is of the current sources when its source_sha256 is the one in
---source-hash, or when SOURCES.tsv (RAW<TAB>TOKENS<TAB>REVISION lines, #
-comments) gives it the token digest in --token-hash (tools/lit/tokens.py):
-a text that differs from the one measured in layout only.
+SCHEMA: NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION lines; PRODUCER a
+meta.kind, "derived" or "=OTHER" (an old name showing fact OTHER); {a,b} in
+NAME gives one line per choice, named by {1}, {2}... in the other fields.
+DIR/*.facts.json: {"meta": {"kind", "source_sha256", "date", "transcript",
+...}, "facts": {name: unrounded number, boolean or one-line token of at
+most MAX_WORDS words}}. MODULE's derive(facts, evidence) returns {name:
+(value, [names read])}. Of two files giving a fact, fresh evidence wins,
+then the later date, then the later name. FORMAT shows a value: "-" as it
+is, "{:.1f} %" a Python format, "A|B" a boolean. OUT (written atomically):
+{"facts_schema": {name: description}, "facts": {name: {"text", "from",
+"stale"}}}. Evidence is current when its source_sha256 is --source-hash's,
+or SOURCES.tsv (RAW<TAB>TOKENS<TAB>REVISION lines) gives it the token digest
+in --token-hash (tools/lit/tokens.py): a layout-only edit.
 
-Exit: 0 written (stale evidence gives "gather: WARNING" lines); 1 an error
-("gather: error: ..."): an unknown fact name (the nearest ones named), a
-malformed schema or facts.json, a value no short value or not fitting its
-format; 2 usage.
+Exit: 0 written (stale evidence warned about); 1 an error ("gather: error:
+..."): unknown fact name (nearest named), bad schema, facts.json or value;
+2 usage.
 """
 
 import argparse
@@ -55,10 +49,9 @@ class GatherError(Exception):
 
 Entry = collections.namedtuple("Entry", "producer fmt desc")
 Fact = collections.namedtuple("Fact", "value sources stale")
-
-
 # relayout: of the current sources only through SOURCES.tsv (see above).
 Evidence = collections.namedtuple("Evidence", "path meta facts stale relayout")
+
 
 def expand_braces(name, desc):
     """[(name, desc)] for each choice of name's {a,b} groups, {1}, {2}...
@@ -146,9 +139,9 @@ def check_value(value, where):
 def load_evidence(path, schema, current, raw=None):
     """One facts.json, checked against the schema, as Evidence: stale when
     made from sources whose sha256 is not in current (a set of hex), a
-    relayout when it is there but is not raw.
-    GatherError for bad JSON or meta, an unknown fact name (with the
-    nearest legal ones), a fact of another producer or a bad value."""
+    relayout when it is there but is not raw. GatherError for bad JSON or
+    meta, an unknown fact name (with the nearest legal ones), a fact of
+    another producer or a bad value."""
     try:
         obj = json.loads(litlib.read_text(path))
     except (OSError, ValueError) as e:
@@ -301,10 +294,8 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
 def main(argv=None):
     """Command-line entry point; see the module docstring. Exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--schema", required=True)
-    ap.add_argument("--evidence", required=True)
-    ap.add_argument("--source-hash", required=True)
-    ap.add_argument("--out", required=True)
+    for option in ("--schema", "--evidence", "--source-hash", "--out"):
+        ap.add_argument(option, required=True)
     ap.add_argument("--derive", help="module with derive(facts, evidence)")
     ap.add_argument("--token-hash", help="the sources' token digest")
     ap.add_argument("--same-text", help="RAW<TAB>TOKENS<TAB>REVISION lines")

@@ -3,15 +3,13 @@
 
 Use: noweave -n -t -index -backend tools/lit/nw2md.py lesson.nw > lesson.md
 
-It reads noweb's pipeline (@begin docs/code, @text, @nl, @defn, @use,
-@quote, @xref, @index ...) on standard input. Documentation passes through
-as Markdown, [[quoted code]] as inline code (its chunk uses linked as in
-code). Each code chunk becomes
-a raw HTML block: a header (anchor, name), the chunk's exact text (escaped,
-highlighted by Pygments, Debian python3-pygments) with its chunk uses and
-identifiers as links, and noweb's cross references. A list of chunks and
-the identifier index end the page. An empty chunk is warned about, naming
-its line in the source ($NW2MD_SOURCE, else noweb's @file).
+Reads noweb's pipeline on standard input. Documentation passes through as
+Markdown, [[quoted code]] as inline code (chunk uses linked as in code).
+Each code chunk becomes a raw HTML block: a header, its exact text
+(escaped, highlighted by Pygments, Debian python3-pygments) with chunk uses
+and identifiers linked, and noweb's cross references. A chunk list and the
+identifier index end the page. An empty chunk is warned about at its line
+in $NW2MD_SOURCE (else noweb's @file).
 """
 
 import html
@@ -24,6 +22,8 @@ from pygments.lexers import CLexer, CppLexer, CudaLexer
 from pygments.token import STANDARD_TYPES
 
 USAGE = "usage: nw2md [-noindex] [-delay] [-shortxref|-longxref] < pipeline"
+# Options noweave may pass that change nothing here.
+IGNORED = ("-delay", "-shortxref", "-longxref", "-localindex")
 
 
 class PipelineError(Exception):
@@ -63,8 +63,7 @@ class Chunk:
     """One code chunk definition as read from the pipeline."""
 
     def __init__(self):
-        self.label = None         # noweb's label of this definition
-        self.name = None
+        self.label = self.name = None  # noweb's label, the chunk's name
         self.lines = [[]]         # each line: list of (kind, text, target)
         self.line = 0             # the source line of its <<name>>=
         self.notused = False
@@ -81,20 +80,20 @@ def read_document(events):
     using labels)] of chunks and identifiers."""
     parts, chunklist, index = [], [], []
     source, line = os.environ.get("NW2MD_SOURCE"), 1
-    mode = None            # None, 'docs' or 'code'
-    docs = []              # text pieces of the current documentation chunk
-    quote = None           # pieces of a [[quote]] in documentation, or None
-    chunk = None
-    in_body = False        # past the newline that ends the @defn line
-    pending_ref = None     # argument of the last '@xref ref'
-    pending_ident = None   # (name, ref) set by '@index use', waits for @text
-    entry = None           # current chunk-list or index entry
+    # mode: None, 'docs' or 'code'; docs: the text pieces of a docs chunk;
+    # quote: those of a [[quote]] in it; in_body: past the @defn line's
+    # newline; pending_ref: the last '@xref ref'; pending_ident: (name, ref)
+    # of an '@index use', waiting for its @text; entry: the current
+    # chunk-list or index entry.
+    mode = quote = chunk = pending_ref = pending_ident = entry = None
+    docs, in_body = [], False
     for keyword, arg in events:
+        sub, _, rest = arg.partition(" ")
         if (keyword, arg) in (("nl", ""), ("index", "nl")):
             line += 1          # the source's lines, each ended by one of these
         source = source or (arg if keyword == "file" else None)
         if keyword == "begin":
-            mode = arg.split(" ")[0]
+            mode = sub
             if mode not in ("docs", "code"):
                 raise PipelineError("unknown chunk kind in '@begin %s'" % arg)
             docs, chunk, in_body = [], Chunk(), False
@@ -116,11 +115,10 @@ def read_document(events):
             if mode == "docs":
                 (quote if quote is not None else docs).append(arg)
             elif mode == "code":
-                if pending_ident is not None and arg == pending_ident[0]:
-                    chunk.lines[-1].append(("ident", arg, pending_ident[1]))
-                else:
-                    chunk.lines[-1].append(("text", arg, None))
-                pending_ident = None
+                ident = pending_ident is not None and arg == pending_ident[0]
+                chunk.lines[-1].append(("ident", arg, pending_ident[1])
+                                       if ident else ("text", arg, None))
+            pending_ident = None
         elif keyword == "nl":
             if mode == "docs":
                 (quote if quote is not None else docs).append(
@@ -149,18 +147,15 @@ def read_document(events):
                 quote.append((arg, target))
             elif mode == "docs":
                 docs.append("⟨%s⟩" % arg)
-        elif keyword in ("xref", "index") and arg.split(" ")[0] in (
-                "chunkbegin", "entrybegin"):
-            label, _, name = arg.partition(" ")[2].partition(" ")
+        elif keyword in ("xref", "index") and sub in ("chunkbegin",
+                                                      "entrybegin"):
+            label, _, name = rest.partition(" ")
             entry = (label, name, [], [])
             (chunklist if keyword == "xref" else index).append(entry)
-        elif keyword in ("xref", "index") and entry is not None and \
-                arg.split(" ")[0] in ("chunkdefn", "chunkuse", "entrydefn",
-                                      "entryuse"):
-            entry[2 if "defn" in arg.split(" ")[0] else 3].append(
-                arg.partition(" ")[2])
+        elif keyword in ("xref", "index") and entry is not None and sub in (
+                "chunkdefn", "chunkuse", "entrydefn", "entryuse"):
+            entry[2 if "defn" in sub else 3].append(rest)
         elif keyword == "xref":
-            sub, _, rest = arg.partition(" ")
             if sub == "label" and mode == "code" and chunk.name is None:
                 chunk.label = rest
             elif sub == "ref":
@@ -170,13 +165,11 @@ def read_document(events):
             elif sub == "useitem" and chunk is not None:
                 chunk.usedin.append(rest)
         elif keyword == "index":
-            sub, _, rest = arg.partition(" ")
             if sub == "use" and mode == "code":
                 pending_ident, pending_ref = (rest, pending_ref), None
             elif sub in ("defn", "useitem") and chunk is not None:
                 (chunk.defines if sub == "defn" else chunk.uses).append(rest)
-        # @file, @header, @trailer, @line, @language, @literal and unknown
-        # keywords carry nothing this back end shows.
+        # Other keywords (@file, @header, @line ...) show nothing here.
     return parts, chunklist, index
 
 
@@ -210,24 +203,43 @@ LANGUAGE = {"cu": "cuda", "cuh": "cuda", "c": "c", "h": "c", "cc": "cpp",
 PLAIN = {"", "w", "n", "p", "o", "err"}
 
 
-def css_class(token):
-    """Pygments' short CSS class of a token type ("" for plain text)."""
-    while token not in STANDARD_TYPES:
-        token = token.parent
-    cls = STANDARD_TYPES[token]
-    return "" if cls in PLAIN else cls
-
-
 def classify(text, lang):
     """One highlight class per character of text (a whole chunk's code,
-    each chunk use replaced by one NUL), as a list of str ("" = plain)."""
+    each chunk use replaced by one NUL), as a list of str: Pygments' short
+    CSS class of the token's type, "" for plain text."""
     classes = [""] * len(text)
     if lang not in LEXERS:
         return classes
     lexer = LEXERS[lang](stripnl=False, ensurenl=False)
     for start, token, value in lexer.get_tokens_unprocessed(text):
-        classes[start:start + len(value)] = [css_class(token)] * len(value)
+        while token not in STANDARD_TYPES:
+            token = token.parent
+        cls = STANDARD_TYPES[token]
+        classes[start:start + len(value)] = [
+            "" if cls in PLAIN else cls] * len(value)
     return classes
+
+
+def highlight(text, classes):
+    """HTML for text, each run of one class (one per character) in a
+    <span> of that class, unless plain ("")."""
+    out, start = [], 0
+    for cls, run in itertools.groupby(classes):
+        end = start + len(list(run))
+        piece, start = esc(text[start:end]), end
+        out.append(piece if not cls else
+                   '<span class="%s">%s</span>' % (cls, piece))
+    return "".join(out)
+
+
+def raw_block(content):
+    """Wrap HTML in a Pandoc raw block; esc() keeps backticks out of it."""
+    return "```{=html}\n" + content + "\n```\n"
+
+
+def html_list(cls, items):
+    """A raw block holding <ul class=cls> of the <li> items."""
+    return raw_block('<ul class="%s">\n%s\n</ul>' % (cls, "\n".join(items)))
 
 
 class Weaver:
@@ -276,6 +288,14 @@ class Weaver:
                 cls, self.anchor[label], text_html)
         return '<span class="%s nwundef">%s</span>' % (cls, text_html)
 
+    def ref(self, label):
+        """A link to the chunk with noweb label, showing its name."""
+        return self.link(label, name_html(self.name_of.get(label, label)))
+
+    def refs(self, labels):
+        """Links to the chunks of labels, each once, comma-separated."""
+        return ", ".join(map(self.ref, dict.fromkeys(labels)))
+
     def chunk_html(self, c):
         """The raw HTML block for one code chunk definition."""
         lang = self.lang.get(c.name, "text")
@@ -308,22 +328,17 @@ class Weaver:
         if c.prevdef:
             notes.append("Continues " + self.link(c.prevdef, "the part above"))
         if c.nextdef:
-            notes.append("continued " + self.link(c.nextdef, "below")
-                         if notes else
-                         "Continued " + self.link(c.nextdef, "below"))
+            notes.append(("continued " if notes else "Continued ") +
+                         self.link(c.nextdef, "below"))
         if c.usedin:
-            notes.append("Used in " + ", ".join(
-                self.link(u, name_html(self.name_of.get(u, u)))
-                for u in dict.fromkeys(c.usedin)))
+            notes.append("Used in " + self.refs(c.usedin))
         elif c.notused and first:
             notes.append("Root chunk: <code>notangle -R'%s'</code>"
                          % esc(c.name))
-        if c.defines:
-            notes.append("Defines " + ", ".join(
-                self.ident_link(d) for d in dict.fromkeys(c.defines)))
-        if c.uses:
-            notes.append("Uses " + ", ".join(
-                self.ident_link(u) for u in dict.fromkeys(c.uses)))
+        for word, names in (("Defines", c.defines), ("Uses", c.uses)):
+            if names:
+                notes.append(word + " " + ", ".join(
+                    map(self.ident_link, dict.fromkeys(names))))
         if notes:
             out.append('<p class="nwxref">%s.</p>' % ". ".join(notes))
         out.append("</div>")
@@ -367,27 +382,23 @@ class Weaver:
                 if len(defs) > 1:
                     text += " (parts " + ", ".join(where) + ")"
                 if uses:
-                    text += " used in " + ", ".join(
-                        self.link(u, name_html(self.name_of.get(u, u)))
-                        for u in dict.fromkeys(uses))
+                    text += " used in " + self.refs(uses)
                 items.append(text + "</li>")
-            out.append("## Code chunks {#nw-chunks}\n\n" + raw_block(
-                '<ul class="nwchunks">\n%s\n</ul>' % "\n".join(items)))
+            out.append("## Code chunks {#nw-chunks}\n\n" +
+                       html_list("nwchunks", items))
         if self.with_index and self.index:
             items = []
             for label, name, defs, uses in sorted(
                     self.index, key=lambda e: (e[1].lstrip("_").lower(), e[1])):
-                refs = ["<strong>%s</strong>" % self.link(
-                    d, name_html(self.name_of.get(d, d))) for d in defs]
-                refs += [self.link(u, name_html(self.name_of.get(u, u)))
-                         for u in dict.fromkeys(uses) if u not in defs]
+                refs = ["<strong>%s</strong>" % self.ref(d) for d in defs]
+                refs += [self.ref(u) for u in dict.fromkeys(uses)
+                         if u not in defs]
                 items.append('<li id="%s"><code>%s</code>: %s</li>' % (
                     self.ident_id[name], esc(name), ", ".join(refs)))
             out.append("## Identifier index {#nw-index}\n\n"
                        "Each identifier links to the chunk that defines it "
                        "(bold) and to the chunks that use it.\n\n" +
-                       raw_block('<ul class="nwindex">\n%s\n</ul>'
-                                 % "\n".join(items)))
+                       html_list("nwindex", items))
         return "\n\n".join(out)
 
     def markdown(self):
@@ -403,39 +414,18 @@ class Weaver:
             "\n" + tail + "\n" if tail else "")
 
 
-def highlight(text, classes):
-    """HTML for text, each run of one class (one per character) in a
-    <span> of that class, unless plain ("")."""
-    out, start = [], 0
-    for cls, run in itertools.groupby(classes):
-        end = start + len(list(run))
-        piece, start = esc(text[start:end]), end
-        out.append(piece if not cls else
-                   '<span class="%s">%s</span>' % (cls, piece))
-    return "".join(out)
-
-
-def raw_block(content):
-    """Wrap HTML in a Pandoc raw block; esc() keeps backticks out of it."""
-    return "```{=html}\n" + content + "\n```\n"
-
-
 def main(argv):
     """Entry point: read the pipeline from stdin, write Markdown to stdout."""
-    with_index = True
     for arg in argv[1:]:
-        if arg == "-noindex":
-            with_index = False
-        elif arg in ("-delay", "-shortxref", "-longxref", "-localindex"):
-            pass
-        else:
+        if arg not in IGNORED + ("-noindex",):
             print("nw2md: unknown option %r\n%s" % (arg, USAGE),
                   file=sys.stderr)
             return 2
     try:
         stdin = open(sys.stdin.fileno(), encoding="utf-8", newline="\n")
         parts, chunklist, index = read_document(parse(stdin))
-        text = Weaver(parts, chunklist, index, with_index).markdown()
+        text = Weaver(parts, chunklist, index,
+                      "-noindex" not in argv[1:]).markdown()
     except (PipelineError, UnicodeDecodeError) as err:
         print("nw2md: error: %s" % err, file=sys.stderr)
         return 1
