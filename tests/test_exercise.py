@@ -51,12 +51,45 @@ def test_broken_chunk_names_day74(scratch):
     assert "FAIL your loop does not compile for sm_80" in p.stdout
 
 
+def test_wait_too_shallow_warned(scratch):
+    """Waiting for slice k with kStages - 1 groups still pending is a race
+    that passes the compile checks: the check warns."""
+    chunk(scratch, """for (int s = 0; s < kStages - 1; ++s) {
+    if (s < slices) {
+        __pipeline_memcpy_async(&stage[s].a[dstA], srcA + s * kBlockK,
+                                kCopyBytes);
+        __pipeline_memcpy_async(&stage[s].b[dstB], srcB + s * kBlockK * n,
+                                kCopyBytes);
+    }
+    __pipeline_commit();
+}
+for (int k = 0; k < slices; ++k) {
+    __pipeline_wait_prior(kStages - 1);
+    __syncthreads();
+    const int next = k + kStages - 1;
+    if (next < slices) {
+        StageTiles& t = stage[next % kStages];
+        __pipeline_memcpy_async(&t.a[dstA], srcA + next * kBlockK, kCopyBytes);
+        __pipeline_memcpy_async(&t.b[dstB], srcB + next * kBlockK * n,
+                                kCopyBytes);
+    }
+    __pipeline_commit();
+    const StageTiles& t = stage[k % kStages];
+    computeTile(t.a, t.b, threadRow, threadCol, acc);
+}
+""")
+    p = make(scratch, "exercise-check")
+    assert "WARN your loop waits with cp.async.wait_group 1" in p.stdout, \
+        p.stdout + p.stderr
+
+
 def test_solution_no_gpu():
     """The solution passes every check that needs no GPU."""
     p = run(CHECK + ["--exercise", "solution", "--nvccflags",
                      "-std=c++17 -O3 -Werror all-warnings"])
     assert p.returncode == 0, p.stdout + p.stderr
     assert "FAIL" not in p.stdout and "PASS the solution compiles" in p.stdout
+    assert "WARN" not in p.stdout
 
 
 @pytest.mark.parametrize("rc,out,status", [

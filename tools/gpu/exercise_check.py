@@ -18,6 +18,7 @@ results or a failed run; 2 usage.
 import argparse
 import functools
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -141,6 +142,15 @@ def main(argv):
         print(f"FAIL {who}: {bad[0]}.")
         return 1
     print("PASS they are the primitives' instructions, as part 2 asks.")
+    deep = [w for w in map(int, re.findall(
+        r"cp\.async\.wait_group\s+(\d+)", litlib.read_text(ptx)))
+        if w > int(a.stages) - 2]
+    if deep:
+        print(f"WARN {who} waits with cp.async.wait_group {max(deep)}: with "
+              f"one group committed per slice and {a.stages} stages, slice k "
+              f"has landed only when at most {int(a.stages) - 2} groups are "
+              "pending (Hint 2); more lets the compute read a slice still in "
+              "flight. Only the run on a GPU can tell for sure.")
     binary = f"build/{a.arch}-{a.stages}stages/exercises/{a.exercise}"
     lesson = f"build/{a.arch}-{a.stages}stages/pipelined_gemm"
     p = run([os.environ.get("MAKE", "make"), "--no-print-directory", binary,
