@@ -371,7 +371,7 @@ record-sources: deps
 	 raw=$$(cd "$$t/clean" && cat $(HASHED) | sha256sum | cut -d' ' -f1); \
 	 tok=$$($(PY) -m tools.lit.tokens $(HASHED:%="$$t/clean/%")); \
 	 f=evidence/sources.tsv; { [ -f $$f ] && grep -v "^$$raw" $$f || \
-	   echo "# sources measured: sha256, tokens (tools/lit/tokens.py), rev"; \
+	   echo "# sources measured (make record-sources): sha256, tokens, rev"; \
 	   printf '%s\t%s\t%s\n' $$raw $$tok \
 	   $$(git rev-parse --short $(call sq,$(REV))); } > $$f.tmp; \
 	 mv -f $$f.tmp $$f; echo "record-sources: $$raw of $(REV) in $$f"

@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 
+from tools.gpu import gpu_facts
 from tools.lit import litlib
 from tools.plots import svg_for_page
 
@@ -55,11 +56,12 @@ def gflops_table(pre):
 
 def over_processes(pattern, n):
     """(median, min, max) of piped/sync at n over the CSVs matching
-    pattern (one per process), and the first one's metadata."""
+    pattern (one per process, read as gpu_facts reads them), and the first
+    one's metadata."""
     paths = sorted(glob.glob(pattern))
-    if not paths:
-        raise ValueError(f"{pattern}: none")
-    r = [rows(p)[n]["piped_over_sync"] for p in paths]
+    if not paths:   # no evidence yet: main draws a placeholder
+        raise FileNotFoundError(f"{pattern}: no CSV")
+    r = gpu_facts.repeated(paths, n, "piped_over_sync", pattern)
     return (statistics.median(r), min(r), max(r)), \
         litlib.read_stamped_csv(paths[0])[0]
 
@@ -142,7 +144,7 @@ def main(argv):
             litlib.write_atomic(path, PLACEHOLDER.format(w=w, x=w // 2))
         litlib.write_atomic(values, "")
         return 0
-    except (KeyError, ValueError) as e:
+    except (KeyError, ValueError, gpu_facts.EvidenceError) as e:
         print(f"plot: {pre}: {e}", file=sys.stderr)
         return 1
     litlib.write_atomic(values, "".join(
