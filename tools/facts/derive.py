@@ -94,8 +94,8 @@ def derive(facts, evidence):
         ["ptxas.sm80.s2.piped.registers"], blocks_per_sm_cc80)
     put("occupancy.sm80.s4.piped.blocks_per_sm",
         ["ptxas.sm80.s4.piped.registers"], blocks_per_sm_cc80)
-    put("ncu.basic.sync.fma_ceiling_pct", ["ncu.basic.sync.wavefronts_per_ffma"],
-        lambda w: 100 * min(1, FMA_PER_WAVEFRONT / w))
+    put("ncu.basic.sync.fma_ceiling_pct",
+        ["ncu.basic.sync.wavefronts_per_ffma"], lambda w: 100 * min(1, FMA_PER_WAVEFRONT / w))
     put("occupancy.sm80.sync.blocks_per_sm",
         ["ptxas.sm80.sync.registers"], blocks_per_sm_cc80)
     put("clock.range_mhz", ["clock.min_mhz", "clock.max_mhz"],
@@ -124,6 +124,9 @@ def derive(facts, evidence):
     # Wavefronts per 128-bit shared load, and the FMAs per such load at which
     # the shared-memory pipe (one wavefront per cycle) keeps pace with the FMA
     # pipe (4 warp instructions per cycle): wavefronts / (1/4).
+    put("ncu.basic.extra_lds_per_warp_slice", [
+        "ncu.basic.piped.op.lds", "ncu.basic.sync.op.lds",
+        "ncu.basic.warp_slices"], lambda p, s, w: (p - s) / w)
     put("ncu.basic.sync.wavefronts_per_lds", ["ncu.basic.sync.wavefronts",
                                               "ncu.basic.sync.op.lds"],
         lambda w, lds: w / lds)
