@@ -95,7 +95,8 @@ def derive(facts, evidence):
     put("occupancy.sm80.s4.piped.blocks_per_sm",
         ["ptxas.sm80.s4.piped.registers"], blocks_per_sm_cc80)
     put("ncu.basic.sync.fma_ceiling_pct",
-        ["ncu.basic.sync.wavefronts_per_ffma"], lambda w: 100 * min(1, FMA_PER_WAVEFRONT / w))
+        ["ncu.basic.sync.wavefronts_per_ffma"],
+        lambda w: 100 * min(1, FMA_PER_WAVEFRONT / w))
     put("occupancy.sm80.sync.blocks_per_sm",
         ["ptxas.sm80.sync.registers"], blocks_per_sm_cc80)
     put("clock.range_mhz", ["clock.min_mhz", "clock.max_mhz"],
