@@ -2,21 +2,16 @@
  * GPU involved; `make unit-test` runs them. Most are tables of cases. */
 #define _POSIX_C_SOURCE 200809L /* fmemopen */
 #define _GNU_SOURCE /* fopencookie, memmem (glibc) */
+#include "harness.h" /* and stddef.h, stdint.h, stdio.h */
 #include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdio.h>
+#include <omp.h> /* make builds and links the tests with -fopenmp */
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-#include "harness.h"
 
 /* The basic and blocked pairs' tiles, as pipelined_gemm passes them. */
 #define TILE 64
@@ -80,10 +75,7 @@ typedef struct {
 static void record_progress(size_t done, size_t total, void *ctx)
 {
     progress_log *log = ctx;
-    int thread = 0;
-#ifdef _OPENMP
-    thread = omp_get_thread_num();
-#endif
+    const int thread = omp_get_thread_num();
 #pragma omp critical(day74_test_progress)
     {
         if (log->calls == 0)
@@ -102,27 +94,23 @@ static void record_progress(size_t done, size_t total, void *ctx)
 static void gemm_logged(const float *a, const float *b, double *c, size_t n,
                         int one, progress_log *log)
 {
+    const int before = omp_get_max_threads();
     memset(log, 0, sizeof *log);
     log->min_total = SIZE_MAX;
-#ifdef _OPENMP
-    const int before = omp_get_max_threads();
-    if (one)
-        omp_set_num_threads(1);
-#else
-    (void)one;
-#endif
+    omp_set_num_threads(one ? 1 : before);
     day74_reference_gemm(a, b, c, n, record_progress, log);
-#ifdef _OPENMP
     omp_set_num_threads(before);
-#endif
 }
 
 /* Exact products over stale output; N = 0 writes nothing, no progress.
-   I * B == B and B * I == B for a random 64x64 B (the OpenMP path). */
-TEST(test_gemm_exact) {
-    enum { N = 64 };
-    static float id[N * N], b[N * N];
-    static double c[N * N];
+   I * B == B and B * I == B for a random 64x64 B (the OpenMP path). The
+   product is as without a callback. Progress: total n, done <= n, at most
+   n + 1 calls, one thread. On one thread (N = 3; 40, over one OpenMP
+   chunk) done rises from >= 1 to n; on all (N = 256) only bounds hold. */
+TEST(test_reference_gemm) {
+    enum { N = 256, M = 64 };
+    static float a[N * N], b[N * N];
+    static double want[N * N], c[N * N];
     for (size_t k = 0; k < COUNT_OF(gemm_cases); ++k) {
         const gemm_case *g = &gemm_cases[k];
         for (int i = 0; i < 9; ++i)
@@ -141,27 +129,18 @@ TEST(test_gemm_exact) {
     assert_int_equal(log.calls, 0);
     assert_true(c[0] == 42.0);
     uint64_t seed = 1;
-    day74_fill_random(b, N * N, &seed);
-    for (size_t i = 0; i < N; ++i)
-        id[i * N + i] = 1.0f;
+    day74_fill_random(b, M * M, &seed);
+    for (size_t i = 0; i < M; ++i)
+        a[i * M + i] = 1.0f; /* a = I */
     for (int side = 0; side < 2; ++side) {
-        day74_reference_gemm(side ? b : id, side ? id : b, c, N, NULL, NULL);
-        for (size_t i = 0; i < N * N; ++i)
+        day74_reference_gemm(side ? b : a, side ? a : b, c, M, NULL, NULL);
+        for (size_t i = 0; i < M * M; ++i)
             assert_true(c[i] == (double)b[i]);
     }
-}
-
-/* The product is as without a callback. Progress: total n, done <= n, at
-   most n + 1 calls, one thread. On one thread (N = 3; 40, over one OpenMP
-   chunk) done rises from >= 1 to n; on all (N = 256) only bounds hold. */
-TEST(test_gemm_progress) {
-    enum { N = 256 };
-    static float a[N * N], b[N * N];
-    static double want[N * N], c[N * N];
     for (int k = 0; k < 3; ++k) {
         const size_t n = k == 0 ? 3 : k == 1 ? 40 : N;
         const int one = k < 2;
-        uint64_t seed = 8 + (uint64_t)k;
+        seed = 8 + (uint64_t)k;
         day74_fill_random(a, n * n, &seed);
         day74_fill_random(b, n * n, &seed);
         day74_reference_gemm(a, b, want, n, NULL, NULL);
@@ -176,10 +155,8 @@ TEST(test_gemm_progress) {
         assert_int_equal(log.min_total, n);
         assert_int_equal(log.max_total, n);
         assert_int_equal(log.threads_seen, 0);
-#ifdef _OPENMP
         if (!one)
             continue;
-#endif
         assert_int_equal(log.last_done, n);
         assert_int_equal(log.decreasing, 0);
     }
@@ -315,11 +292,8 @@ TEST(test_residency_pad) {
     int padded = 0;
     for (int b = 1; b <= DAY74_MAX_BLOCKS_PER_SM; ++b) {
         const size_t pad = day74_residency_pad(H200, 8192, b);
-        if (pad == SIZE_MAX) {
-            if (b <= 4)
-                fail_msg("no padding for %d blocks per SM", b);
-            continue;
-        }
+        if (pad == SIZE_MAX)
+            continue; /* B = 1 to 4 have one: the "B/SM" cases above */
         ++padded;
         const size_t per_block = 8192 + pad + H200_RESERVED;
         if (!(per_block * (size_t)b <= H200_SMEM_PER_SM))
@@ -332,8 +306,8 @@ TEST(test_residency_pad) {
     assert_int_equal(padded, 25);
 }
 
-/* Waves: (n / tile)^2 blocks over sms * blocks_per_sm (132 on the H200);
-   0 if tile, sms or blocks_per_sm is 0 or less; the docstring's 1.94. */
+/* Waves: (n / tile)^2 blocks over sms * blocks_per_sm (132 on the H200:
+   the docstring's 1.94, first); 0 if tile, sms or blocks_per_sm is <= 0. */
 TEST(test_waves) {
     static const struct {
         size_t n, tile;
@@ -355,7 +329,6 @@ TEST(test_waves) {
                                 cases[i].blocks_per_sm), cases[i].want,
                     1e-12 * cases[i].want, what);
     }
-    assert_near(day74_waves(1024, 64, 132, 1), 1.94, 0.005, "1.94");
 }
 
 /* Accepted, in order: 1, 2, 3 (extremes, leading 0), and 16 sizes.
@@ -845,64 +818,51 @@ TEST(test_table_row_lines_up) {
     assert_true(strncmp(row - 5, " MHz\n", 5) == 0);
 }
 
-/* Median (odd or even count), min, max, input left sorted; count 0: -1,
-   *out untouched. */
-TEST(test_summarize) {
+/* Medians (odd or even count), input left sorted: summarize's (u32 0),
+   with min and max, count 0: -1, *out untouched; the clocks' (u32 1),
+   unrounded, not overflowing, count 0: 0, x untouched. GFLOP/s: 2 N^3
+   operations over the time in seconds, in units of 1e9. */
+TEST(test_stats) {
     static const struct {
-        float ms[5];
+        int u32;
+        double x[6];
         size_t count;
-        day74_stats want; /* median, min, max */
+        day74_stats want; /* median, min, max; u32: median, 0, 0 */
     } cases[] = {
-        {{3.0f, 1.0f, 2.0f, 9.0f, 0.5f}, 5, {2.0, 0.5, 9.0}},
-        {{4.0f, 1.0f, 3.0f, 2.0f}, 4, {2.5, 1.0, 4.0}},
-        {{1.0f, 2.0f}, 2, {1.5, 1.0, 2.0}}, {{7.25f}, 1, {7.25, 7.25, 7.25}},
-        {{2.0f, 2.0f, 1.0f, 2.0f}, 4, {2.0, 1.0, 2.0}},
-        {{1.0f}, 0, {-7.0, -8.0, -9.0}},
+        {0, {3, 1, 2, 9, 0.5}, 5, {2.0, 0.5, 9.0}},
+        {0, {4, 1, 3, 2}, 4, {2.5, 1.0, 4.0}},
+        {0, {1, 2}, 2, {1.5, 1.0, 2.0}}, {0, {7.25}, 1, {7.25, 7.25, 7.25}},
+        {0, {2, 2, 1, 2}, 4, {2.0, 1.0, 2.0}},
+        {0, {1}, 0, {-7.0, -8.0, -9.0}},
+        {1, {1755}, 1, {1755.0, 0, 0}}, {1, {1980, 1755}, 2, {1867.5, 0, 0}},
+        {1, {1980, 1755, 1830}, 3, {1830, 0, 0}}, {1, {42}, 0, {0.0, 0, 0}},
+        {1, {4, 1, 3, 2}, 4, {2.5, 0, 0}}, {1, {7, 7, 1, 7}, 4, {7.0, 0, 0}},
+        {1, {5, 0, 9, 1, 8, 2}, 6, {3.5, 0, 0}},
+        {1, {UINT_MAX, UINT_MAX - 2}, 2, {(double)UINT_MAX - 1.0, 0, 0}},
+        {1, {UINT_MAX, 0, UINT_MAX}, 3, {(double)UINT_MAX, 0, 0}},
     };
     for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        float ms[5];
+        const size_t n = cases[i].count;
         day74_stats s = {-7.0, -8.0, -9.0};
-        memcpy(ms, cases[i].ms, sizeof ms);
-        assert_int_equal(day74_summarize(ms, cases[i].count, &s),
-                         cases[i].count ? 0 : -1);
+        float ms[6];
+        unsigned x[6];
+        for (size_t k = 0; k < 6; ++k) {
+            ms[k] = (float)cases[i].x[k];
+            x[k] = (unsigned)cases[i].x[k];
+        }
+        if (cases[i].u32)
+            s = (day74_stats){day74_median_u32(x, n), 0, 0};
+        else
+            assert_int_equal(day74_summarize(ms, n, &s), n ? 0 : -1);
         if (memcmp(&s, &cases[i].want, sizeof s) != 0)
-            fail_msg("summarize case %zu: %g %g %g", i, s.median_ms,
+            fail_msg("median case %zu: got %.17g %g %g", i, s.median_ms,
                      s.min_ms, s.max_ms);
-        for (size_t k = 1; k < cases[i].count; ++k)
-            assert_true(ms[k - 1] <= ms[k]);
+        for (size_t k = 1; k < n; ++k)
+            if (cases[i].u32 ? x[k - 1] > x[k] : ms[k - 1] > ms[k])
+                fail_msg("median case %zu: not sorted at %zu", i, k);
+        if (n == 0)
+            assert_int_equal(x[0], (unsigned)cases[i].x[0]);
     }
-}
-
-/* The clock median, unrounded, not overflowing; 0 if none, untouched. */
-TEST(test_median_u32) {
-    static const struct {
-        unsigned x[6];
-        size_t count;
-        double want;
-    } cases[] = {
-        {{1755}, 1, 1755.0}, {{1980, 1755, 1830}, 3, 1830.0},
-        {{1980, 1755}, 2, 1867.5}, {{4, 1, 3, 2}, 4, 2.5},
-        {{7, 7, 1, 7}, 4, 7.0}, {{5, 0, 9, 1, 8, 2}, 6, 3.5},
-        {{UINT_MAX, UINT_MAX - 2}, 2, (double)UINT_MAX - 1.0},
-        {{UINT_MAX, 0, UINT_MAX}, 3, (double)UINT_MAX}, {{42}, 0, 0.0},
-    };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        unsigned x[6];
-        memcpy(x, cases[i].x, sizeof x);
-        const double got = day74_median_u32(x, cases[i].count);
-        if (got != cases[i].want)
-            fail_msg("median case %zu: got %.17g, want %.17g", i, got,
-                     cases[i].want);
-        for (size_t k = 1; k < cases[i].count; ++k)
-            if (x[k - 1] > x[k])
-                fail_msg("median case %zu: x not sorted at %zu", i, k);
-        if (cases[i].count == 0)
-            assert_int_equal(x[0], cases[i].x[0]);
-    }
-}
-
-/* GFLOP/s: 2 N^3 operations over the time in seconds, in units of 1e9. */
-TEST(test_gflops) {
     assert_near(day74_gflops(1000, 1.0), 2000.0, 1e-9, "N=1000, 1 ms");
     assert_near(day74_gflops(4096, 10.0),
                 2.0 * 4096.0 * 4096.0 * 4096.0 / 1e-2 / 1e9, 1e-9, "N=4096");
@@ -962,14 +922,13 @@ TEST(test_fill_random) {
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_gemm_exact), T(test_gemm_progress), T(test_transpose),
+        T(test_reference_gemm), T(test_transpose),
         T(test_compare), T(test_residency_pad), T(test_waves),
         T(test_parse_sizes), T(test_options_accepted),
         T(test_options_rejected), T(test_usage_mentions_options),
         T(test_csv_preamble), T(test_csv_row_round_trip),
         T(test_csv_write_failure), T(test_csv_write_failure_in_kernel_lines),
-        T(test_table_row_lines_up), T(test_summarize), T(test_median_u32),
-        T(test_gflops), T(test_fill_random),
+        T(test_table_row_lines_up), T(test_stats), T(test_fill_random),
     };
     return cmocka_run_group_tests_name("harness", tests, NULL, NULL) != 0;
 }
