@@ -333,8 +333,8 @@ TEST(test_waves) {
 
 /* Accepted, in order: 1, 2, 3 (extremes, leading 0), and 16 sizes.
    Rejected (-1), sizes and count untouched, the message naming the item:
-   zero, signs, junk, empty items, too large, not a multiple, too many (16,
-   or over a cap of 2). */
+   zero, signs, junk, empty items, too large, not a multiple, too many (a
+   cap of 2, or 16). */
 TEST(test_parse_sizes) {
     static const struct {
         const char *text;
@@ -347,6 +347,7 @@ TEST(test_parse_sizes) {
                            704, 768, 832, 896, 960, 1024}},
     };
     static const char *const bad[][2] = {
+        {"64,128,192", "more than 2"}, /* the first: a cap of 2 */
         {"64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64", "more than 16"},
         {"0", "item 1"}, {"512,0", "item 2"}, {"-512", "-512"},
         {"abc", "abc"}, {"512,12x", "12x"}, {"+512", "+512"},
@@ -362,10 +363,9 @@ TEST(test_parse_sizes) {
     size_t *count = &out[DAY74_MAX_SIZES];
     memset(keep, 0x5A, sizeof keep);
     for (size_t i = 0; i < COUNT_OF(good); ++i) {
-        char err[128] = "";
         assert_int_equal(day74_parse_sizes(good[i].text, TILE, out,
-                                           DAY74_MAX_SIZES, count, err,
-                                           sizeof err), 0);
+                                           DAY74_MAX_SIZES, count, NULL, 0),
+                         0);
         assert_int_equal(*count, good[i].count);
         for (size_t k = 0; k < *count; ++k)
             assert_int_equal(out[k], good[i].sizes[k]);
@@ -374,7 +374,7 @@ TEST(test_parse_sizes) {
         char err[256] = "", what[300];
         memcpy(out, keep, sizeof out);
         const int rc = day74_parse_sizes(bad[i][0], TILE, out,
-                                         DAY74_MAX_SIZES, count, err,
+                                         i ? DAY74_MAX_SIZES : 2, count, err,
                                          sizeof err);
         if (rc != -1)
             fail_msg("--sizes \"%s\" was accepted (rc %d, count %zu)",
@@ -383,12 +383,6 @@ TEST(test_parse_sizes) {
         snprintf(what, sizeof what, "--sizes \"%s\"", bad[i][0]);
         expect_mentions(what, err, &bad[i][1], 1);
     }
-    char err[128] = "";
-    memcpy(out, keep, sizeof out);
-    assert_int_equal(day74_parse_sizes("64,128,192", TILE, out, 2, count,
-                                       err, sizeof err), -1);
-    assert_memory_equal(out, keep, sizeof out);
-    assert_non_null(strstr(err, "more than 2"));
 }
 
 /* The options as key=value words, as in test_options_accepted. */
@@ -407,11 +401,14 @@ static void describe(const day74_options *o, char *buf, size_t len)
 }
 
 /* Accepted: each option at its default, but for changes. The last
-   --kernels wins; sizes must fit the largest selected tile. */
-TEST(test_options_accepted) {
+   --kernels wins; sizes must fit the largest selected tile. Rejected (-1),
+   the message naming the words: unknown options, missing, empty, junk or
+   out-of-range values, sizes not fitting a selected tile. A message is cut
+   to err_len - 1, nothing written past it; NULL allowed. */
+TEST(test_parse_options) {
     static const struct {
         const char *args[10], *changes;
-    } cases[] = {
+    } good[] = {
         {{NULL}, ""}, {{"--sizes", "512,4096"}, "sizes=512,4096"},
         {{"--check-only"}, "check=1"}, {{"--help"}, "help=1"},
         {{"-h"}, "help=1"},
@@ -441,9 +438,10 @@ TEST(test_options_accepted) {
     assert_string_equal(day74_pair_name(DAY74_PAIR_BLOCKED), "blocked");
     const char defaults[] = "sizes=512,1024,2048 pairs=1 bpsm=0 cold=0 "
         "seed=74 reps=20 timeout=20 csv=(null) check=0 help=0";
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
+    day74_options opt;
+    for (size_t i = 0; i < COUNT_OF(good); ++i) {
         char want[256] = "", got[256], key[32], change[128];
-        snprintf(change, sizeof change, " %s ", cases[i].changes);
+        snprintf(change, sizeof change, " %s ", good[i].changes);
         for (const char *d = defaults; *d; d += strcspn(d, " "),
              d += *d == ' ') {   /* each default word, or its change */
             snprintf(key, sizeof key, " %.*s", (int)strcspn(d, "=") + 1, d);
@@ -452,25 +450,18 @@ TEST(test_options_accepted) {
             snprintf(want + strlen(want), sizeof want - strlen(want),
                      "%s%.*s", *want ? " " : "", (int)strcspn(v, " "), v);
         }
-        day74_options opt;
         memset(&opt, 0x5A, sizeof opt);
-        if (parse_args(cases[i].args, &opt, got, sizeof got) != 0)
+        if (parse_args(good[i].args, &opt, got, sizeof got) != 0)
             fail_msg("case %zu was rejected: %s", i, got);
         describe(&opt, got, sizeof got);
         if (strcmp(got, want) != 0)
             fail_msg("case %zu: got \"%s\", want \"%s\"", i, got, want);
     }
-}
-
-/* Rejected (-1), the message naming the words: unknown options, missing,
-   empty, junk or out-of-range values, sizes not fitting a selected tile.
-   A message is cut to err_len - 1, nothing written past it; NULL allowed. */
-TEST(test_options_rejected) {
 #define B "the blocked pair's tile"
     static const struct {
         const char *args[6];
         const char *words[2];
-    } cases[] = {
+    } bad[] = {
         {{"--sizes", "100"}, {"100"}}, {{"--sizes", ""}, {"empty"}},
         {{"--sizes", "512,"}, {"item 2"}}, {{"512"}, {"512"}},
         {{"--frobnicate"}, {"--frobnicate"}}, {{"--reps"}, {"--reps"}},
@@ -503,13 +494,12 @@ TEST(test_options_rejected) {
         {{"--sizes", "96"}, {"96", "the basic pair's tile"}},
         {{"--kernels", "blocked", "--sizes", "8320"}, {"8320"}},
     };
-    day74_options opt;
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
+    for (size_t i = 0; i < COUNT_OF(bad); ++i) {
         char err[256] = "", what[64];
-        snprintf(what, sizeof what, "case %zu, \"%s\"", i, cases[i].args[0]);
-        if (parse_args(cases[i].args, &opt, err, sizeof err) != -1)
+        snprintf(what, sizeof what, "case %zu, \"%s\"", i, bad[i].args[0]);
+        if (parse_args(bad[i].args, &opt, err, sizeof err) != -1)
             fail_msg("%s was accepted", what);
-        expect_mentions(what, err, cases[i].words, 2);
+        expect_mentions(what, err, bad[i].words, 2);
     }
 #undef B
     const char *args[] = {"--kernels", "blocked", "--sizes", "192", NULL};
@@ -631,8 +621,8 @@ static const struct {
     {"sync_mhz", 1980, 0}, {"piped_mhz", 1755, 0}, {"cublas_mhz", 1830, 0},
 };
 
-/* Writes the CSV header, and row unless NULL; reads back the "# " lines
-   (*n), the column header (checked), the row into row_line, and no more. */
+/* Writes the CSV header and row; reads back the "# " lines (*n), the
+   column header (checked), the row into row_line, and no more. */
 static void read_csv(const day74_run_info *info, const day74_row *row,
                      char lines[][256], size_t *n, char *row_line)
 {
@@ -641,8 +631,7 @@ static void read_csv(const day74_run_info *info, const day74_row *row,
     FILE *f = fmemopen(text, sizeof text, "w");
     assert_non_null(f);
     assert_int_equal(day74_csv_header(f, info), 0);
-    if (row != NULL)
-        assert_int_equal(day74_csv_row(f, row), 0);
+    assert_int_equal(day74_csv_row(f, row), 0);
     assert_int_equal(fclose(f), 0); /* and a NUL after the text */
     for (*n = 0; (line = strsep(&rest, "\n"))[0] == '#'; ++*n) {
         assert_true(*n < 96 && strlen(line) < 256);
@@ -652,8 +641,7 @@ static void read_csv(const day74_run_info *info, const day74_row *row,
         snprintf(header + strlen(header), sizeof header - strlen(header),
                  ",%s", csv_cols[k].column);
     assert_string_equal(line, header);
-    if (row != NULL)
-        strcpy(row_line, strsep(&rest, "\n"));
+    strcpy(row_line, strsep(&rest, "\n"));
     assert_non_null(rest);
     assert_string_equal(rest, "");
 }
@@ -662,8 +650,10 @@ static int by_text(const void *a, const void *b) { return strcmp(a, b); }
 
 /* The preamble is exactly these lines, in any order: run_lines, the
    settings, and seven per kernel of each pair that ran (none for the
-   other, whose records are bogus). */
-TEST(test_csv_preamble) {
+   other, whose records are bogus). The row: its pair's name (by turns),
+   then each column's value, to its precision. The table's header and row
+   line up: pair, N, ..., the piped kernel's clock. */
+TEST(test_csv) {
     static const struct {
         unsigned pairs;
         int blocks_per_sm, cold_l2;
@@ -679,6 +669,9 @@ TEST(test_csv_preamble) {
     static char want[96][256], got[96][256];
     for (size_t i = 0; i < COUNT_OF(cases); ++i) {
         day74_run_info info = sample_info;
+        day74_row r = sample_row;
+        char row[1024], *ls = row;
+        r.pair = (int)(i % 2);
         info.pairs = cases[i].pairs;
         info.blocks_per_sm = cases[i].blocks_per_sm;
         info.cold_l2 = cases[i].cold_l2;
@@ -699,7 +692,7 @@ TEST(test_csv_preamble) {
                          pairs[p], roles[k % 2], kernel_fields[k / 2],
                          kernel_values[p][k % 2][k / 2]);
         }
-        read_csv(&info, NULL, got, &count, NULL);
+        read_csv(&info, &r, got, &count, row);
         qsort(want, n, sizeof want[0], by_text);
         qsort(got, count, sizeof got[0], by_text);
         for (size_t l = 0; l < n || l < count; ++l)
@@ -707,19 +700,7 @@ TEST(test_csv_preamble) {
                 fail_msg("pairs %u: sorted preamble line %zu is \"%s\", "
                          "want \"%s\"", cases[i].pairs, l,
                          l < count ? got[l] : "", l < n ? want[l] : "");
-    }
-}
-
-/* A row: its pair's name, then each column's value, to its precision. */
-TEST(test_csv_row_round_trip) {
-    static char lines[96][256];
-    for (int pair = 0; pair < DAY74_PAIRS; ++pair) {
-        day74_row r = sample_row;
-        char row[1024], *ls = row;
-        size_t count;
-        r.pair = pair;
-        read_csv(&sample_info, &r, lines, &count, row);
-        assert_string_equal(strsep(&ls, ","), pair ? "blocked" : "basic");
+        assert_string_equal(strsep(&ls, ","), r.pair ? "blocked" : "basic");
         for (size_t k = 0; k < COUNT_OF(csv_cols); ++k) {
             char *text = strsep(&ls, ","), *end, what[64];
             assert_non_null(text);
@@ -730,31 +711,25 @@ TEST(test_csv_row_round_trip) {
         }
         assert_null(ls);
     }
-}
-
-/* Writes to a full device fail: -1 if unbuffered, else at fflush. */
-TEST(test_csv_write_failure) {
-    for (int buffered = 0; buffered < 2; ++buffered) {
-        FILE *f = fopen("/dev/full", "w");
-        if (f == NULL)
-            skip();
-        if (!buffered)
-            setvbuf(f, NULL, _IONBF, 0);
-        const int header = day74_csv_header(f, &sample_info);
-        const int row = day74_csv_row(f, &sample_row);
-        assert_true(header == -1 || (buffered && header == 0));
-        assert_true(row == -1 || (buffered && row == 0));
-        if (buffered) {
-            assert_int_not_equal(fflush(f), 0);
-            assert_true(ferror(f));
-        }
-        fclose(f);
-    }
+    char buf[512] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    day74_table_header(f);
+    const long header_len = ftell(f);
+    day74_table_row(f, &sample_row);
+    fclose(f);
+    const char *table_row = buf + header_len;
+    assert_true(header_len > 5);
+    assert_int_equal(strlen(table_row), header_len);
+    assert_true(strncmp(buf, "pair", 4) == 0);
+    assert_true(strncmp(table_row, "blocked ", 8) == 0);
+    assert_non_null(strstr(table_row, " 1024 "));
+    assert_true(strcmp(table_row + strlen(table_row) - 6, " 1755\n") == 0);
+    assert_true(strncmp(table_row - 5, " MHz\n", 5) == 0);
 }
 
 #ifdef __GLIBC__
-/* A fopencookie writer: fails (ENOSPC) writes holding cookie, takes the
-   others whole. */
+/* A fopencookie writer: fails writes holding cookie (ENOSPC), takes others. */
 static ssize_t write_failing_on(void *cookie, const char *buf, size_t size)
 {
     if (memmem(buf, size, cookie, strlen(cookie)) == NULL)
@@ -764,9 +739,10 @@ static ssize_t write_failing_on(void *cookie, const char *buf, size_t size)
 }
 #endif
 
-/* Any kernel block's write failing fails the header, if that pair ran
-   (pair (k - 1) / 2 for fail_on[k]); with no failing write, it succeeds. */
-TEST(test_csv_write_failure_in_kernel_lines) {
+/* glibc: a failing write of a kernel block (pair (k - 1) / 2's) fails the
+   header if that pair ran; with none failing, it succeeds. Writes to a
+   full device fail: -1 if unbuffered, else at fflush. */
+TEST(test_csv_write_failure) {
 #ifdef __GLIBC__
     static const char *const fail_on[] = {
         "no line holds this", "# basic_sync_kernel: ", "# basic_piped_kernel: ",
@@ -786,28 +762,23 @@ TEST(test_csv_write_failure_in_kernel_lines) {
                 fail_msg("pairs %u, failing on \"%s\": got %d, want %d",
                          pairs, fail_on[k], rc, want);
         }
-#else
-    skip();
 #endif
-}
-
-/* Header and row line up: pair, N, ..., the piped kernel's clock. */
-TEST(test_table_row_lines_up) {
-    char buf[512] = "";
-    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
-    assert_non_null(f);
-    day74_table_header(f);
-    const long header_len = ftell(f);
-    day74_table_row(f, &sample_row);
-    fclose(f);
-    const char *row = buf + header_len;
-    assert_true(header_len > 5);
-    assert_int_equal(strlen(row), header_len);
-    assert_true(strncmp(buf, "pair", 4) == 0);
-    assert_true(strncmp(row, "blocked ", 8) == 0);
-    assert_non_null(strstr(row, " 1024 "));
-    assert_true(strcmp(row + strlen(row) - 6, " 1755\n") == 0);
-    assert_true(strncmp(row - 5, " MHz\n", 5) == 0);
+    for (int buffered = 0; buffered < 2; ++buffered) {
+        FILE *f = fopen("/dev/full", "w");
+        if (f == NULL)
+            skip();
+        if (!buffered)
+            setvbuf(f, NULL, _IONBF, 0);
+        const int header = day74_csv_header(f, &sample_info);
+        const int row = day74_csv_row(f, &sample_row);
+        assert_true(header == -1 || (buffered && header == 0));
+        assert_true(row == -1 || (buffered && row == 0));
+        if (buffered) {
+            assert_int_not_equal(fflush(f), 0);
+            assert_true(ferror(f));
+        }
+        fclose(f);
+    }
 }
 
 /* Medians (odd or even count), input left sorted: summarize's (u32 0),
@@ -914,13 +885,10 @@ TEST(test_fill_random) {
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_reference_gemm), T(test_transpose),
-        T(test_compare), T(test_residency_pad), T(test_waves),
-        T(test_parse_sizes), T(test_options_accepted),
-        T(test_options_rejected), T(test_usage_mentions_options),
-        T(test_csv_preamble), T(test_csv_row_round_trip),
-        T(test_csv_write_failure), T(test_csv_write_failure_in_kernel_lines),
-        T(test_table_row_lines_up), T(test_stats), T(test_fill_random),
+        T(test_reference_gemm), T(test_transpose), T(test_compare),
+        T(test_residency_pad), T(test_waves), T(test_parse_sizes),
+        T(test_parse_options), T(test_usage_mentions_options), T(test_csv),
+        T(test_csv_write_failure), T(test_stats), T(test_fill_random),
     };
     return cmocka_run_group_tests_name("harness", tests, NULL, NULL) != 0;
 }
