@@ -144,7 +144,6 @@ TEST(test_reference_gemm) {
         day74_fill_random(a, n * n, &seed);
         day74_fill_random(b, n * n, &seed);
         day74_reference_gemm(a, b, want, n, NULL, NULL);
-        progress_log log;
         gemm_logged(a, b, c, n, one, &log);
         assert_memory_equal(c, want, n * n * sizeof *c);
         assert_true(log.calls >= 1);
@@ -385,7 +384,7 @@ TEST(test_parse_sizes) {
     }
 }
 
-/* The options as key=value words, as in test_options_accepted. */
+/* The options as key=value words, as test_parse_options compares them. */
 static void describe(const day74_options *o, char *buf, size_t len)
 {
     char sizes[256] = "";
