@@ -2,21 +2,16 @@
  * GPU involved; `make unit-test` runs them. Most are tables of cases. */
 #define _POSIX_C_SOURCE 200809L /* fmemopen */
 #define _GNU_SOURCE /* fopencookie, memmem (glibc) */
+#include "harness.h" /* and stddef.h, stdint.h, stdio.h */
 #include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdio.h>
+#include <omp.h> /* make builds and links the tests with -fopenmp */
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-#include "harness.h"
 
 /* The basic and blocked pairs' tiles, as pipelined_gemm passes them. */
 #define TILE 64
@@ -30,20 +25,6 @@ static void assert_near(double got, double want, double tol, const char *what)
     if (!(fabs(got - want) <= tol))
         fail_msg("%s: got %.17g, want %.17g (tolerance %g)", what, got, want,
                  tol);
-}
-
-/* check 0 fills sizes and count with a pattern no parser writes; check 1
-   asserts they still hold it, then fills them again. */
-static void poison(size_t *sizes, size_t n, size_t *count, int check)
-{
-    if (check)
-        assert_int_equal(*count, 12345);
-    *count = 12345;
-    for (size_t i = 0; i < n; ++i) {
-        if (check)
-            assert_int_equal(sizes[i], (size_t)0xDEADBEEFu + i);
-        sizes[i] = (size_t)0xDEADBEEFu + i;
-    }
 }
 
 /* err is non-empty and holds each non-NULL word of words[0..n). */
@@ -61,14 +42,12 @@ static void expect_mentions(const char *what, const char *err,
 static int parse_args(const char *const *args, day74_options *opt, char *err,
                       size_t err_len)
 {
-    char *argv[16];
-    int argc = 0;
-    argv[argc++] = (char *)"pipelined_gemm";
+    char *argv[16] = {"pipelined_gemm"};
+    int argc = 1;
     for (; args[argc - 1] != NULL; ++argc) {
         assert_true(argc < (int)COUNT_OF(argv) - 1);
         argv[argc] = (char *)args[argc - 1];
     }
-    argv[argc] = NULL;
     return day74_parse_options(argc, argv, tiles, opt, err, err_len);
 }
 
@@ -86,8 +65,7 @@ static const gemm_case gemm_cases[] = {
     {2, {16777216.0f, 1, 0, 0}, {1, 0, 1, 0}, {16777217.0, 0, 0, 0}},
 };
 
-/* The progress calls: count, first and last done, least and most total,
-   flags, the first caller's OpenMP thread, whether another called. */
+/* The progress calls seen; thread: the first caller's OpenMP thread. */
 typedef struct {
     size_t calls, first_done, last_done, min_total, max_total;
     int decreasing, over_total, thread, threads_seen;
@@ -97,10 +75,7 @@ typedef struct {
 static void record_progress(size_t done, size_t total, void *ctx)
 {
     progress_log *log = ctx;
-    int thread = 0;
-#ifdef _OPENMP
-    thread = omp_get_thread_num();
-#endif
+    const int thread = omp_get_thread_num();
 #pragma omp critical(day74_test_progress)
     {
         if (log->calls == 0)
@@ -119,26 +94,25 @@ static void record_progress(size_t done, size_t total, void *ctx)
 static void gemm_logged(const float *a, const float *b, double *c, size_t n,
                         int one, progress_log *log)
 {
+    const int before = omp_get_max_threads();
     memset(log, 0, sizeof *log);
     log->min_total = SIZE_MAX;
-#ifdef _OPENMP
-    const int before = omp_get_max_threads();
-    if (one)
-        omp_set_num_threads(1);
-#else
-    (void)one;
-#endif
+    omp_set_num_threads(one ? 1 : before);
     day74_reference_gemm(a, b, c, n, record_progress, log);
-#ifdef _OPENMP
     omp_set_num_threads(before);
-#endif
 }
 
-/* Exact products over stale output; N = 0 writes nothing, no progress. */
-TEST(test_gemm_small) {
+/* Exact products over stale output; N = 0 writes nothing, no progress.
+   I * B == B and B * I == B for a random 64x64 B (the OpenMP path). The
+   product is as without a callback. Progress: total n, done <= n, at most
+   n + 1 calls, one thread. On one thread (N = 3; 40, over one OpenMP
+   chunk) done rises from >= 1 to n; on all (N = 256) only bounds hold. */
+TEST(test_reference_gemm) {
+    enum { N = 256, M = 64 };
+    static float a[N * N], b[N * N];
+    static double want[N * N], c[N * N];
     for (size_t k = 0; k < COUNT_OF(gemm_cases); ++k) {
         const gemm_case *g = &gemm_cases[k];
-        double c[9];
         for (int i = 0; i < 9; ++i)
             c[i] = NAN;
         day74_reference_gemm(g->a, g->b, c, g->n, NULL, NULL);
@@ -147,49 +121,29 @@ TEST(test_gemm_small) {
                 fail_msg("case %zu: c[%zu] = %g, want %g", k, i, c[i],
                          g->want[i]);
     }
-    double c[1] = {42.0};
     progress_log log;
+    c[0] = 42.0;
     day74_reference_gemm(gemm_cases[0].a, gemm_cases[0].b, c, 0, NULL, NULL);
     assert_true(c[0] == 42.0);
     gemm_logged(gemm_cases[0].a, gemm_cases[0].b, c, 0, 0, &log);
     assert_int_equal(log.calls, 0);
     assert_true(c[0] == 42.0);
-}
-
-/* I * B == B and B * I == B for a random 64x64 B (the OpenMP path). */
-TEST(test_gemm_identity) {
-    enum { N = 64 };
-    static float id[N * N], b[N * N];
-    static double c[N * N];
     uint64_t seed = 1;
-    day74_fill_random(b, N * N, &seed);
-    for (size_t i = 0; i < N; ++i)
-        id[i * N + i] = 1.0f;
+    day74_fill_random(b, M * M, &seed);
+    for (size_t i = 0; i < M; ++i)
+        a[i * M + i] = 1.0f; /* a = I */
     for (int side = 0; side < 2; ++side) {
-        day74_reference_gemm(side ? b : id, side ? id : b, c, N, NULL, NULL);
-        for (size_t i = 0; i < N * N; ++i)
+        day74_reference_gemm(side ? b : a, side ? a : b, c, M, NULL, NULL);
+        for (size_t i = 0; i < M * M; ++i)
             assert_true(c[i] == (double)b[i]);
     }
-}
-
-/* The product is as without a callback. Progress always has total n, done
-   <= n, at most n + 1 calls, from one thread. On one thread (N = 3; 40,
-   more than one OpenMP chunk) done rises from >= 1 to exactly n; on the
-   default count (N = 256) only the bounds hold. */
-TEST(test_gemm_progress) {
-    enum { N = 256 };
-    static float a[N * N], b[N * N];
-    static double want[N * N], c[N * N];
     for (int k = 0; k < 3; ++k) {
         const size_t n = k == 0 ? 3 : k == 1 ? 40 : N;
         const int one = k < 2;
-        uint64_t seed = 8 + (uint64_t)k;
+        seed = 8 + (uint64_t)k;
         day74_fill_random(a, n * n, &seed);
         day74_fill_random(b, n * n, &seed);
-        for (size_t i = 0; i < 9 && k == 0; ++i)
-            a[i] = gemm_cases[2].a[i], b[i] = gemm_cases[2].b[i];
         day74_reference_gemm(a, b, want, n, NULL, NULL);
-        progress_log log;
         gemm_logged(a, b, c, n, one, &log);
         assert_memory_equal(c, want, n * n * sizeof *c);
         assert_true(log.calls >= 1);
@@ -200,27 +154,22 @@ TEST(test_gemm_progress) {
         assert_int_equal(log.min_total, n);
         assert_int_equal(log.max_total, n);
         assert_int_equal(log.threads_seen, 0);
-#ifdef _OPENMP
         if (!one)
             continue;
-#endif
         assert_int_equal(log.last_done, n);
         assert_int_equal(log.decreasing, 0);
     }
 }
 
-/* 3x3, N = 1 and N = 0 by hand; a random 37x37 at[k][i] == a[i][k], and
-   twice transposed, bit for bit a again. */
+/* 3x3, N = 1 and N = 0 by hand (no expected value is the stale 0); a
+   random 37x37 at[k][i] == a[i][k], twice transposed bit for bit a. */
 TEST(test_transpose) {
     enum { N = 37 };
     static float a[N * N], at[N * N], att[N * N];
     const float a3[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     const float want[] = {1, 4, 7, 2, 5, 8, 3, 6, 9};
-    for (size_t i = 0; i < N * N; ++i)
-        at[i] = att[i] = NAN;
     day74_transpose(a3, at, 3);
     assert_memory_equal(at, want, sizeof want);
-    at[0] = NAN;
     day74_transpose(&want[4], at, 1);
     assert_true(at[0] == 5.0f);
     at[0] = -1.0f;
@@ -242,10 +191,9 @@ TEST(test_transpose) {
 #define TOL 0.0009765625
 #define TOLF 0.0009765625f
 
-/* day74_first_mismatch (max 0) returns the first index off by more than
-   tol (want 0: absolute), NaN and infinity always off, count if none.
-   day74_max_rel_error (max 1): the worst error (within tol), a 0 reference
-   divided by 1e-30, NaN if any is NaN. */
+/* max 0: the first index off by more than tol (want 0: absolute), NaN and
+   infinity always off, count if none. max 1: the worst error (within tol),
+   a 0 reference divided by 1e-30, NaN if any is NaN. */
 TEST(test_compare) {
     const double under = nextafter(TOL, 0.0);
     const struct compare_case {
@@ -294,14 +242,14 @@ TEST(test_compare) {
 /* An H200-like card, as cudaGetDeviceProperties reports it. */
 #define H200_SMEM_PER_SM 233472
 #define H200_RESERVED 1024
-#define H200_MAX_PER_BLOCK 232448
-#define H200 H200_SMEM_PER_SM, H200_RESERVED, H200_MAX_PER_BLOCK
+#define H200 H200_SMEM_PER_SM, H200_RESERVED, 232448 /* max per block */
 #define NO SIZE_MAX /* no pad is possible */
 
 /* pad = min(smem_per_sm / blocks - reserved, max_per_block) rounded down
    to 128, minus used; SIZE_MAX if none. used + pad stays a multiple of
-   128 within max_per_block. */
-TEST(test_residency_pad_cases) {
+   128 within max_per_block. On the H200, 8 KiB padded for B blocks per SM
+   fits B, not B + 1; B = 1 to 4, and 25 B in all, have a pad. */
+TEST(test_residency_pad) {
     static const struct {
         size_t smem_per_sm, reserved, max_per_block, used;
         int blocks;
@@ -340,23 +288,13 @@ TEST(test_residency_pad_cases) {
                      "multiple of 128 within %zu", cases[i].what,
                      used + got, cases[i].max_per_block);
     }
-}
-
-/* On the H200, 8 KiB padded for B blocks per SM fits B, not B + 1; B = 1
-   to 4, and 25 B in all, have a pad. */
-TEST(test_residency_pad_fits_exactly) {
-    const size_t used = 8192;
     int padded = 0;
     for (int b = 1; b <= DAY74_MAX_BLOCKS_PER_SM; ++b) {
-        const size_t pad = day74_residency_pad(
-            H200_SMEM_PER_SM, H200_RESERVED, H200_MAX_PER_BLOCK, used, b);
-        if (pad == SIZE_MAX) {
-            if (b <= 4)
-                fail_msg("no padding for %d blocks per SM", b);
-            continue;
-        }
+        const size_t pad = day74_residency_pad(H200, 8192, b);
+        if (pad == SIZE_MAX)
+            continue; /* B = 1 to 4 have one: the "B/SM" cases above */
         ++padded;
-        const size_t per_block = used + pad + H200_RESERVED;
+        const size_t per_block = 8192 + pad + H200_RESERVED;
         if (!(per_block * (size_t)b <= H200_SMEM_PER_SM))
             fail_msg("%d blocks of %zu bytes do not fit in %d", b, per_block,
                      H200_SMEM_PER_SM);
@@ -367,8 +305,8 @@ TEST(test_residency_pad_fits_exactly) {
     assert_int_equal(padded, 25);
 }
 
-/* Waves: (n / tile)^2 blocks over sms * blocks_per_sm (132 on the H200);
-   0 if tile, sms or blocks_per_sm is 0 or less; the docstring's 1.94. */
+/* Waves: (n / tile)^2 blocks over sms * blocks_per_sm (132 on the H200:
+   the docstring's 1.94, first); 0 if tile, sms or blocks_per_sm is <= 0. */
 TEST(test_waves) {
     static const struct {
         size_t n, tile;
@@ -390,37 +328,25 @@ TEST(test_waves) {
                                 cases[i].blocks_per_sm), cases[i].want,
                     1e-12 * cases[i].want, what);
     }
-    assert_near(day74_waves(1024, 64, 132, 1), 1.94, 0.005, "1.94");
 }
 
-/* Accepted, in order: 1, 2, 3 (extremes, leading 0), and 16 sizes. */
-TEST(test_sizes_accepted) {
+/* Accepted, in order: 1, 2, 3 (extremes, leading 0), and 16 sizes.
+   Rejected (-1), sizes and count untouched, the message naming the item:
+   zero, signs, junk, empty items, too large, not a multiple, too many (a
+   cap of 2, or 16). */
+TEST(test_parse_sizes) {
     static const struct {
         const char *text;
         size_t count, sizes[DAY74_MAX_SIZES];
-    } cases[] = {
+    } good[] = {
         {"512", 1, {512}}, {"512,4096", 2, {512, 4096}},
         {"64,8192,0064", 3, {64, DAY74_MAX_N, 64}},
         {"64,128,192,256,320,384,448,512,576,640,704,768,832,896,960,1024",
          DAY74_MAX_SIZES, {64, 128, 192, 256, 320, 384, 448, 512, 576, 640,
                            704, 768, 832, 896, 960, 1024}},
     };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        size_t sizes[DAY74_MAX_SIZES], count = 0;
-        char err[128] = "";
-        assert_int_equal(day74_parse_sizes(cases[i].text, TILE, sizes,
-                                           DAY74_MAX_SIZES, &count, err,
-                                           sizeof err), 0);
-        assert_int_equal(count, cases[i].count);
-        for (size_t k = 0; k < count; ++k)
-            assert_int_equal(sizes[k], cases[i].sizes[k]);
-    }
-}
-
-/* Rejected (-1), sizes and count untouched, the message naming the item:
-   zero, signs, junk, empty items, too large, not a multiple, too many. */
-TEST(test_sizes_rejected) {
-    static const char *const cases[][2] = {
+    static const char *const bad[][2] = {
+        {"64,128,192", "more than 2"}, /* the first: a cap of 2 */
         {"64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64", "more than 16"},
         {"0", "item 1"}, {"512,0", "item 2"}, {"-512", "-512"},
         {"abc", "abc"}, {"512,12x", "12x"}, {"+512", "+512"},
@@ -431,44 +357,34 @@ TEST(test_sizes_rejected) {
         {"18446744073709551616", "18446744073709551616"}, {"8256", "8256"},
         {"512,8193", "8193"}, {"100", "100"}, {"512,65", "65"}, {"32", "32"},
     };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        size_t sizes[DAY74_MAX_SIZES], count;
+    /* sizes, then count; keep: bytes no parser writes */
+    size_t out[DAY74_MAX_SIZES + 1], keep[DAY74_MAX_SIZES + 1];
+    size_t *count = &out[DAY74_MAX_SIZES];
+    memset(keep, 0x5A, sizeof keep);
+    for (size_t i = 0; i < COUNT_OF(good); ++i) {
+        assert_int_equal(day74_parse_sizes(good[i].text, TILE, out,
+                                           DAY74_MAX_SIZES, count, NULL, 0),
+                         0);
+        assert_int_equal(*count, good[i].count);
+        for (size_t k = 0; k < *count; ++k)
+            assert_int_equal(out[k], good[i].sizes[k]);
+    }
+    for (size_t i = 0; i < COUNT_OF(bad); ++i) {
         char err[256] = "", what[300];
-        poison(sizes, DAY74_MAX_SIZES, &count, 0);
-        const int rc = day74_parse_sizes(cases[i][0], TILE, sizes,
-                                         DAY74_MAX_SIZES, &count, err,
+        memcpy(out, keep, sizeof out);
+        const int rc = day74_parse_sizes(bad[i][0], TILE, out,
+                                         i ? DAY74_MAX_SIZES : 2, count, err,
                                          sizeof err);
         if (rc != -1)
             fail_msg("--sizes \"%s\" was accepted (rc %d, count %zu)",
-                     cases[i][0], rc, count);
-        poison(sizes, DAY74_MAX_SIZES, &count, 1);
-        snprintf(what, sizeof what, "--sizes \"%s\"", cases[i][0]);
-        expect_mentions(what, err, &cases[i][1], 1);
+                     bad[i][0], rc, *count);
+        assert_memory_equal(out, keep, sizeof out);
+        snprintf(what, sizeof what, "--sizes \"%s\"", bad[i][0]);
+        expect_mentions(what, err, &bad[i][1], 1);
     }
 }
 
-/* Over cap rejected; a short error buffer filled, not overrun; NULL ok. */
-TEST(test_sizes_cap_and_error_buffer) {
-    size_t sizes[DAY74_MAX_SIZES], count;
-    char err[128] = "", small[16];
-    poison(sizes, 3, &count, 0);
-    assert_int_equal(day74_parse_sizes("64,128,192", TILE, sizes, 2, &count,
-                                       err, sizeof err), -1);
-    poison(sizes, 3, &count, 1);
-    assert_non_null(strstr(err, "more than 2"));
-    memset(small, 'Z', sizeof small);
-    poison(sizes, DAY74_MAX_SIZES, &count, 0);
-    assert_int_equal(day74_parse_sizes("100", TILE, sizes, DAY74_MAX_SIZES,
-                                       &count, small, 8), -1);
-    assert_int_equal(strlen(small), 7);
-    for (size_t i = 8; i < sizeof small; ++i)
-        assert_int_equal(small[i], 'Z');
-    assert_int_equal(day74_parse_sizes("100", TILE, sizes, DAY74_MAX_SIZES,
-                                       &count, NULL, 0), -1);
-    poison(sizes, DAY74_MAX_SIZES, &count, 1);
-}
-
-/* The options as key=value words, as in test_options_accepted. */
+/* The options as key=value words, as test_parse_options compares them. */
 static void describe(const day74_options *o, char *buf, size_t len)
 {
     char sizes[256] = "";
@@ -484,11 +400,14 @@ static void describe(const day74_options *o, char *buf, size_t len)
 }
 
 /* Accepted: each option at its default, but for changes. The last
-   --kernels wins; sizes must fit the largest selected tile. */
-TEST(test_options_accepted) {
+   --kernels wins; sizes must fit the largest selected tile. Rejected (-1),
+   the message naming the words: unknown options, missing, empty, junk or
+   out-of-range values, sizes not fitting a selected tile. A message is cut
+   to err_len - 1, nothing written past it; NULL allowed. */
+TEST(test_parse_options) {
     static const struct {
         const char *args[10], *changes;
-    } cases[] = {
+    } good[] = {
         {{NULL}, ""}, {{"--sizes", "512,4096"}, "sizes=512,4096"},
         {{"--check-only"}, "check=1"}, {{"--help"}, "help=1"},
         {{"-h"}, "help=1"},
@@ -518,9 +437,10 @@ TEST(test_options_accepted) {
     assert_string_equal(day74_pair_name(DAY74_PAIR_BLOCKED), "blocked");
     const char defaults[] = "sizes=512,1024,2048 pairs=1 bpsm=0 cold=0 "
         "seed=74 reps=20 timeout=20 csv=(null) check=0 help=0";
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
+    day74_options opt;
+    for (size_t i = 0; i < COUNT_OF(good); ++i) {
         char want[256] = "", got[256], key[32], change[128];
-        snprintf(change, sizeof change, " %s ", cases[i].changes);
+        snprintf(change, sizeof change, " %s ", good[i].changes);
         for (const char *d = defaults; *d; d += strcspn(d, " "),
              d += *d == ' ') {   /* each default word, or its change */
             snprintf(key, sizeof key, " %.*s", (int)strcspn(d, "=") + 1, d);
@@ -529,24 +449,18 @@ TEST(test_options_accepted) {
             snprintf(want + strlen(want), sizeof want - strlen(want),
                      "%s%.*s", *want ? " " : "", (int)strcspn(v, " "), v);
         }
-        day74_options opt;
         memset(&opt, 0x5A, sizeof opt);
-        if (parse_args(cases[i].args, &opt, got, sizeof got) != 0)
+        if (parse_args(good[i].args, &opt, got, sizeof got) != 0)
             fail_msg("case %zu was rejected: %s", i, got);
         describe(&opt, got, sizeof got);
         if (strcmp(got, want) != 0)
             fail_msg("case %zu: got \"%s\", want \"%s\"", i, got, want);
     }
-}
-
-/* Rejected (-1), the message naming the words: unknown options, missing,
-   empty, junk or out-of-range values, sizes not fitting a selected tile. */
-TEST(test_options_rejected) {
 #define B "the blocked pair's tile"
     static const struct {
         const char *args[6];
         const char *words[2];
-    } cases[] = {
+    } bad[] = {
         {{"--sizes", "100"}, {"100"}}, {{"--sizes", ""}, {"empty"}},
         {{"--sizes", "512,"}, {"item 2"}}, {{"512"}, {"512"}},
         {{"--frobnicate"}, {"--frobnicate"}}, {{"--reps"}, {"--reps"}},
@@ -579,29 +493,21 @@ TEST(test_options_rejected) {
         {{"--sizes", "96"}, {"96", "the basic pair's tile"}},
         {{"--kernels", "blocked", "--sizes", "8320"}, {"8320"}},
     };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        day74_options opt;
+    for (size_t i = 0; i < COUNT_OF(bad); ++i) {
         char err[256] = "", what[64];
-        snprintf(what, sizeof what, "case %zu, \"%s\"", i, cases[i].args[0]);
-        if (parse_args(cases[i].args, &opt, err, sizeof err) != -1)
+        snprintf(what, sizeof what, "case %zu, \"%s\"", i, bad[i].args[0]);
+        if (parse_args(bad[i].args, &opt, err, sizeof err) != -1)
             fail_msg("%s was accepted", what);
-        expect_mentions(what, err, cases[i].words, 2);
+        expect_mentions(what, err, bad[i].words, 2);
     }
 #undef B
-}
-
-/* A rejection's message is cut to err_len - 1, nothing written past it;
-   a NULL buffer is allowed. */
-TEST(test_options_error_buffer_bounds) {
     const char *args[] = {"--kernels", "blocked", "--sizes", "192", NULL};
-    day74_options opt;
     char full[256] = "";
     assert_int_equal(parse_args(args, &opt, full, sizeof full), -1);
     const char *suffix = strstr(full, ", the blocked pair's tile");
     assert_non_null(suffix);
     const size_t whole = strlen(full), base = (size_t)(suffix - full);
-    /* tiny; the base message alone, and with 1 or 5 characters of the
-       pair's name; one short of the whole message; exactly the whole */
+    /* tiny; the base alone, then 1 or 5 characters more; whole - 1; whole */
     const size_t lens[] = {1, 8, base + 1, base + 2, base + 6, whole,
                            whole + 1};
     for (size_t i = 0; i < COUNT_OF(lens); ++i) {
@@ -714,28 +620,19 @@ static const struct {
     {"sync_mhz", 1980, 0}, {"piped_mhz", 1755, 0}, {"cublas_mhz", 1830, 0},
 };
 
-/* The next line of f into buf without its newline; 0 at end of file. */
-static int read_line(FILE *f, char *buf, size_t len)
-{
-    if (fgets(buf, (int)len, f) == NULL)
-        return 0;
-    buf[strcspn(buf, "\n")] = '\0';
-    return 1;
-}
-
-/* Writes the CSV header, and row unless NULL; reads back the "# " lines
-   (*n), the column header (checked), the row into row_line, and no more. */
+/* Writes the CSV header and row; reads back the "# " lines (*n), the
+   column header (checked), the row into row_line, and no more. */
 static void read_csv(const day74_run_info *info, const day74_row *row,
                      char lines[][256], size_t *n, char *row_line)
 {
-    FILE *f = tmpfile();
-    char line[1024], header[1024] = "pair";
+    static char text[16384];
+    char header[1024] = "pair", *rest = text, *line;
+    FILE *f = fmemopen(text, sizeof text, "w");
     assert_non_null(f);
     assert_int_equal(day74_csv_header(f, info), 0);
-    if (row != NULL)
-        assert_int_equal(day74_csv_row(f, row), 0);
-    rewind(f);
-    for (*n = 0; read_line(f, line, sizeof line) && line[0] == '#'; ++*n) {
+    assert_int_equal(day74_csv_row(f, row), 0);
+    assert_int_equal(fclose(f), 0); /* and a NUL after the text */
+    for (*n = 0; (line = strsep(&rest, "\n"))[0] == '#'; ++*n) {
         assert_true(*n < 96 && strlen(line) < 256);
         strcpy(lines[*n], line);
     }
@@ -743,18 +640,19 @@ static void read_csv(const day74_run_info *info, const day74_row *row,
         snprintf(header + strlen(header), sizeof header - strlen(header),
                  ",%s", csv_cols[k].column);
     assert_string_equal(line, header);
-    if (row != NULL)
-        assert_int_equal(read_line(f, row_line, 1024), 1);
-    assert_int_equal(read_line(f, line, sizeof line), 0);
-    fclose(f);
+    strcpy(row_line, strsep(&rest, "\n"));
+    assert_non_null(rest);
+    assert_string_equal(rest, "");
 }
 
 static int by_text(const void *a, const void *b) { return strcmp(a, b); }
 
 /* The preamble is exactly these lines, in any order: run_lines, the
    settings, and seven per kernel of each pair that ran (none for the
-   other, whose records are bogus). */
-TEST(test_csv_preamble) {
+   other, whose records are bogus). The row: its pair's name (by turns),
+   then each column's value, to its precision. The table's header and row
+   line up: pair, N, ..., the piped kernel's clock. */
+TEST(test_csv) {
     static const struct {
         unsigned pairs;
         int blocks_per_sm, cold_l2;
@@ -770,6 +668,9 @@ TEST(test_csv_preamble) {
     static char want[96][256], got[96][256];
     for (size_t i = 0; i < COUNT_OF(cases); ++i) {
         day74_run_info info = sample_info;
+        day74_row r = sample_row;
+        char row[1024], *ls = row;
+        r.pair = (int)(i % 2);
         info.pairs = cases[i].pairs;
         info.blocks_per_sm = cases[i].blocks_per_sm;
         info.cold_l2 = cases[i].cold_l2;
@@ -790,7 +691,7 @@ TEST(test_csv_preamble) {
                          pairs[p], roles[k % 2], kernel_fields[k / 2],
                          kernel_values[p][k % 2][k / 2]);
         }
-        read_csv(&info, NULL, got, &count, NULL);
+        read_csv(&info, &r, got, &count, row);
         qsort(want, n, sizeof want[0], by_text);
         qsort(got, count, sizeof got[0], by_text);
         for (size_t l = 0; l < n || l < count; ++l)
@@ -798,19 +699,7 @@ TEST(test_csv_preamble) {
                 fail_msg("pairs %u: sorted preamble line %zu is \"%s\", "
                          "want \"%s\"", cases[i].pairs, l,
                          l < count ? got[l] : "", l < n ? want[l] : "");
-    }
-}
-
-/* A row: its pair's name, then each column's value, to its precision. */
-TEST(test_csv_row_round_trip) {
-    static char lines[96][256];
-    for (int pair = 0; pair < DAY74_PAIRS; ++pair) {
-        day74_row r = sample_row;
-        char row[1024], *ls = row;
-        size_t count;
-        r.pair = pair;
-        read_csv(&sample_info, &r, lines, &count, row);
-        assert_string_equal(strsep(&ls, ","), pair ? "blocked" : "basic");
+        assert_string_equal(strsep(&ls, ","), r.pair ? "blocked" : "basic");
         for (size_t k = 0; k < COUNT_OF(csv_cols); ++k) {
             char *text = strsep(&ls, ","), *end, what[64];
             assert_non_null(text);
@@ -821,10 +710,58 @@ TEST(test_csv_row_round_trip) {
         }
         assert_null(ls);
     }
+    char buf[512] = "";
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(f);
+    day74_table_header(f);
+    const long header_len = ftell(f);
+    day74_table_row(f, &sample_row);
+    fclose(f);
+    const char *table_row = buf + header_len;
+    assert_true(header_len > 5);
+    assert_int_equal(strlen(table_row), header_len);
+    assert_true(strncmp(buf, "pair", 4) == 0);
+    assert_true(strncmp(table_row, "blocked ", 8) == 0);
+    assert_non_null(strstr(table_row, " 1024 "));
+    assert_true(strcmp(table_row + strlen(table_row) - 6, " 1755\n") == 0);
+    assert_true(strncmp(table_row - 5, " MHz\n", 5) == 0);
 }
 
-/* Writes to a full device fail: -1 if unbuffered, else at fflush. */
+#ifdef __GLIBC__
+/* A fopencookie writer: fails writes holding cookie (ENOSPC), takes others. */
+static ssize_t write_failing_on(void *cookie, const char *buf, size_t size)
+{
+    if (memmem(buf, size, cookie, strlen(cookie)) == NULL)
+        return (ssize_t)size;
+    errno = ENOSPC;
+    return 0;
+}
+#endif
+
+/* glibc: a failing write of a kernel block (pair (k - 1) / 2's) fails the
+   header if that pair ran; with none failing, it succeeds. Writes to a
+   full device fail: -1 if unbuffered, else at fflush. */
 TEST(test_csv_write_failure) {
+#ifdef __GLIBC__
+    static const char *const fail_on[] = {
+        "no line holds this", "# basic_sync_kernel: ", "# basic_piped_kernel: ",
+        "# blocked_sync_kernel: ", "# blocked_piped_kernel: "};
+    const cookie_io_functions_t io = {.write = write_failing_on};
+    for (unsigned pairs = 1; pairs <= 3; ++pairs)
+        for (size_t k = 0; k < COUNT_OF(fail_on); ++k) {
+            day74_run_info info = sample_info;
+            info.pairs = pairs;
+            FILE *f = fopencookie((void *)fail_on[k], "w", io);
+            assert_non_null(f);
+            setvbuf(f, NULL, _IONBF, 0);
+            const int rc = day74_csv_header(f, &info);
+            const int want = k && pairs >> (k - 1) / 2 & 1 ? -1 : 0;
+            fclose(f);
+            if (rc != want)
+                fail_msg("pairs %u, failing on \"%s\": got %d, want %d",
+                         pairs, fail_on[k], rc, want);
+        }
+#endif
     for (int buffered = 0; buffered < 2; ++buffered) {
         FILE *f = fopen("/dev/full", "w");
         if (f == NULL)
@@ -843,129 +780,51 @@ TEST(test_csv_write_failure) {
     }
 }
 
-#ifdef __GLIBC__
-/* A fopencookie writer: fails (ENOSPC) writes holding cookie, takes the
-   others whole. */
-static ssize_t write_failing_on(void *cookie, const char *buf, size_t size)
-{
-    if (memmem(buf, size, cookie, strlen(cookie)) == NULL)
-        return (ssize_t)size;
-    errno = ENOSPC;
-    return 0;
-}
-#endif
-
-/* Any kernel block's write failing fails the header, if that pair ran. */
-TEST(test_csv_write_failure_in_kernel_lines) {
-#ifdef __GLIBC__
+/* Medians (odd or even count), input left sorted: summarize's (u32 0),
+   with min and max, count 0: -1, *out untouched; the clocks' (u32 1),
+   unrounded, not overflowing, count 0: 0, x untouched. GFLOP/s: 2 N^3
+   operations over the time in seconds, in units of 1e9. */
+TEST(test_stats) {
     static const struct {
-        unsigned pairs;
-        const char *fail_on;
-        int want;
-    } cases[] = {
-        {3, "no line holds this", 0}, {3, "# basic_sync_kernel: ", -1},
-        {3, "# basic_piped_kernel: ", -1}, {3, "# blocked_sync_kernel: ", -1},
-        {3, "# blocked_piped_kernel: ", -1}, {1, "# blocked_sync_kernel: ", 0},
-        {2, "# basic_piped_kernel: ", 0}, {2, "# blocked_piped_kernel: ", -1},
-    };
-    const cookie_io_functions_t io = {.write = write_failing_on};
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        day74_run_info info = sample_info;
-        info.pairs = cases[i].pairs;
-        FILE *f = fopencookie((void *)cases[i].fail_on, "w", io);
-        assert_non_null(f);
-        setvbuf(f, NULL, _IONBF, 0);
-        const int rc = day74_csv_header(f, &info);
-        fclose(f);
-        if (rc != cases[i].want)
-            fail_msg("pairs %u, failing on \"%s\": got %d, want %d",
-                     cases[i].pairs, cases[i].fail_on, rc, cases[i].want);
-    }
-#else
-    skip();
-#endif
-}
-
-/* Header and row line up: pair, N, ..., the piped kernel's clock. */
-TEST(test_table_row_lines_up) {
-    char buf[512] = "";
-    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
-    assert_non_null(f);
-    day74_table_header(f);
-    const long header_len = ftell(f);
-    day74_table_row(f, &sample_row);
-    fclose(f);
-    const char *row = buf + header_len;
-    assert_true(header_len > 5);
-    assert_int_equal(strlen(row), header_len);
-    assert_true(strncmp(buf, "pair", 4) == 0);
-    assert_true(strncmp(row, "blocked ", 8) == 0);
-    assert_non_null(strstr(row, " 1024 "));
-    assert_true(strcmp(row + strlen(row) - 6, " 1755\n") == 0);
-    assert_true(strncmp(row - 5, " MHz\n", 5) == 0);
-}
-
-/* Median (odd or even count), min, max, input left sorted; count 0: -1,
-   *out untouched. */
-TEST(test_summarize) {
-    static const struct {
-        float ms[5];
+        int u32;
+        double x[6];
         size_t count;
-        double median, min, max;
+        day74_stats want; /* median, min, max; u32: median, 0, 0 */
     } cases[] = {
-        {{3.0f, 1.0f, 2.0f, 9.0f, 0.5f}, 5, 2.0, 0.5, 9.0},
-        {{4.0f, 1.0f, 3.0f, 2.0f}, 4, 2.5, 1.0, 4.0},
-        {{1.0f, 2.0f}, 2, 1.5, 1.0, 2.0}, {{7.25f}, 1, 7.25, 7.25, 7.25},
-        {{2.0f, 2.0f, 1.0f, 2.0f}, 4, 2.0, 1.0, 2.0},
+        {0, {3, 1, 2, 9, 0.5}, 5, {2.0, 0.5, 9.0}},
+        {0, {4, 1, 3, 2}, 4, {2.5, 1.0, 4.0}},
+        {0, {1, 2}, 2, {1.5, 1.0, 2.0}}, {0, {7.25}, 1, {7.25, 7.25, 7.25}},
+        {0, {2, 2, 1, 2}, 4, {2.0, 1.0, 2.0}},
+        {0, {1}, 0, {-7.0, -8.0, -9.0}},
+        {1, {1755}, 1, {1755.0, 0, 0}}, {1, {1980, 1755}, 2, {1867.5, 0, 0}},
+        {1, {1980, 1755, 1830}, 3, {1830, 0, 0}}, {1, {42}, 0, {0.0, 0, 0}},
+        {1, {4, 1, 3, 2}, 4, {2.5, 0, 0}}, {1, {7, 7, 1, 7}, 4, {7.0, 0, 0}},
+        {1, {5, 0, 9, 1, 8, 2}, 6, {3.5, 0, 0}},
+        {1, {UINT_MAX, UINT_MAX - 2}, 2, {(double)UINT_MAX - 1.0, 0, 0}},
+        {1, {UINT_MAX, 0, UINT_MAX}, 3, {(double)UINT_MAX, 0, 0}},
     };
-    day74_stats s;
     for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        float ms[5];
-        memcpy(ms, cases[i].ms, sizeof ms);
-        assert_int_equal(day74_summarize(ms, cases[i].count, &s), 0);
-        if (s.median_ms != cases[i].median || s.min_ms != cases[i].min ||
-            s.max_ms != cases[i].max)
-            fail_msg("summarize case %zu: %g %g %g", i, s.median_ms,
+        const size_t n = cases[i].count;
+        day74_stats s = {-7.0, -8.0, -9.0};
+        float ms[6];
+        unsigned x[6];
+        for (size_t k = 0; k < 6; ++k) {
+            ms[k] = (float)cases[i].x[k];
+            x[k] = (unsigned)cases[i].x[k];
+        }
+        if (cases[i].u32)
+            s = (day74_stats){day74_median_u32(x, n), 0, 0};
+        else
+            assert_int_equal(day74_summarize(ms, n, &s), n ? 0 : -1);
+        if (memcmp(&s, &cases[i].want, sizeof s) != 0)
+            fail_msg("median case %zu: got %.17g %g %g", i, s.median_ms,
                      s.min_ms, s.max_ms);
-        for (size_t k = 1; k < cases[i].count; ++k)
-            assert_true(ms[k - 1] <= ms[k]);
+        for (size_t k = 1; k < n; ++k)
+            if (cases[i].u32 ? x[k - 1] > x[k] : ms[k - 1] > ms[k])
+                fail_msg("median case %zu: not sorted at %zu", i, k);
+        if (n == 0)
+            assert_int_equal(x[0], (unsigned)cases[i].x[0]);
     }
-    float one[1] = {1.0f};
-    s = (day74_stats){-7.0, -8.0, -9.0};
-    assert_int_equal(day74_summarize(one, 0, &s), -1);
-    assert_true(s.median_ms == -7.0 && s.min_ms == -8.0 && s.max_ms == -9.0);
-}
-
-/* The clock median, unrounded, not overflowing; 0 if none, untouched. */
-TEST(test_median_u32) {
-    static const struct {
-        unsigned x[6];
-        size_t count;
-        double want;
-    } cases[] = {
-        {{1755}, 1, 1755.0}, {{1980, 1755, 1830}, 3, 1830.0},
-        {{1980, 1755}, 2, 1867.5}, {{4, 1, 3, 2}, 4, 2.5},
-        {{7, 7, 1, 7}, 4, 7.0}, {{5, 0, 9, 1, 8, 2}, 6, 3.5},
-        {{UINT_MAX, UINT_MAX - 2}, 2, (double)UINT_MAX - 1.0},
-        {{UINT_MAX, 0, UINT_MAX}, 3, (double)UINT_MAX}, {{42}, 0, 0.0},
-    };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        unsigned x[6];
-        memcpy(x, cases[i].x, sizeof x);
-        const double got = day74_median_u32(x, cases[i].count);
-        if (got != cases[i].want)
-            fail_msg("median case %zu: got %.17g, want %.17g", i, got,
-                     cases[i].want);
-        for (size_t k = 1; k < cases[i].count; ++k)
-            if (x[k - 1] > x[k])
-                fail_msg("median case %zu: x not sorted at %zu", i, k);
-        if (cases[i].count == 0)
-            assert_int_equal(x[0], cases[i].x[0]);
-    }
-}
-
-/* GFLOP/s: 2 N^3 operations over the time in seconds, in units of 1e9. */
-TEST(test_gflops) {
     assert_near(day74_gflops(1000, 1.0), 2000.0, 1e-9, "N=1000, 1 ms");
     assert_near(day74_gflops(4096, 10.0),
                 2.0 * 4096.0 * 4096.0 * 4096.0 / 1e-2 / 1e9, 1e-9, "N=4096");
@@ -974,8 +833,9 @@ TEST(test_gflops) {
 }
 
 /* Same seed, same values; two calls, one stream; seeds differ; from 0 the
-   first is splitmix64's 0xE220A8397B1DCDAF: (top 24 bits + 1) / 2^24. */
-TEST(test_fill_random_streams) {
+   first is splitmix64's 0xE220A8397B1DCDAF: (top 24 bits + 1) / 2^24.
+   Every value is in (0, 1]: never 0, never above 1, never NaN. */
+TEST(test_fill_random) {
     float x[1000], y[1000];
     uint64_t s1 = 74, s2 = 74;
     day74_fill_random(x, 1000, &s1);
@@ -1004,20 +864,17 @@ TEST(test_fill_random_streams) {
     day74_fill_random(x, 1, &s1);
     assert_true(x[0] == (float)(0xE220A8u + 1u) / 16777216.0f);
     assert_true(s1 == 0x9E3779B97F4A7C15ull);
-}
 
-/* Every value is in (0, 1]: never 0, never above 1, never NaN. */
-TEST(test_fill_random_range) {
     enum { N = 1 << 16 };
-    static float x[N];
+    static float z[N];
     uint64_t s = 0;
-    day74_fill_random(x, N, &s);
+    day74_fill_random(z, N, &s);
     float lo = 2.0f, hi = -1.0f;
     for (size_t i = 0; i < N; ++i) {
-        if (!(x[i] > 0.0f && x[i] <= 1.0f))
-            fail_msg("x[%zu] = %.9g is outside (0, 1]", i, (double)x[i]);
-        lo = x[i] < lo ? x[i] : lo;
-        hi = x[i] > hi ? x[i] : hi;
+        if (!(z[i] > 0.0f && z[i] <= 1.0f))
+            fail_msg("z[%zu] = %.9g is outside (0, 1]", i, (double)z[i]);
+        lo = z[i] < lo ? z[i] : lo;
+        hi = z[i] > hi ? z[i] : hi;
     }
     assert_true(lo < 0.001f);
     assert_true(hi > 0.999f);
@@ -1027,18 +884,10 @@ TEST(test_fill_random_range) {
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_gemm_small), T(test_gemm_identity), T(test_gemm_progress),
-        T(test_transpose), T(test_compare), T(test_residency_pad_cases),
-        T(test_residency_pad_fits_exactly), T(test_waves),
-        T(test_sizes_accepted), T(test_sizes_rejected),
-        T(test_sizes_cap_and_error_buffer), T(test_options_accepted),
-        T(test_options_rejected), T(test_options_error_buffer_bounds),
-        T(test_usage_mentions_options), T(test_csv_preamble),
-        T(test_csv_row_round_trip), T(test_csv_write_failure),
-        T(test_csv_write_failure_in_kernel_lines),
-        T(test_table_row_lines_up), T(test_summarize), T(test_median_u32),
-        T(test_gflops), T(test_fill_random_streams),
-        T(test_fill_random_range),
+        T(test_reference_gemm), T(test_transpose), T(test_compare),
+        T(test_residency_pad), T(test_waves), T(test_parse_sizes),
+        T(test_parse_options), T(test_usage_mentions_options), T(test_csv),
+        T(test_csv_write_failure), T(test_stats), T(test_fill_random),
     };
     return cmocka_run_group_tests_name("harness", tests, NULL, NULL) != 0;
 }
