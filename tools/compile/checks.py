@@ -172,9 +172,7 @@ def ptxas_report(text):
 
 def summarise(entries):
     """{"names", "forms", "families", "total"} of [(name, {form: n})]."""
-    forms = Counter()
-    for _, f in entries:
-        forms.update(f)
+    forms = sum((Counter(f) for _, f in entries), Counter())
     fam = dict.fromkeys(FAMILIES, 0)
     for k, v in forms.items():
         fam[form_family(k)] += v
