@@ -486,11 +486,9 @@ def build(a):
     check, check_text = report(f"sm80-check-s{STAGES}")
     limits, limits_text = report("stage-limits")
     sass, refused = sorted(limits["table"]), limits["refused_stages"]
-    tables = {"": limits["table"]}
-    if limits.get("blocked"):
-        tables["blocked-"] = limits["blocked"]["table"]
-    cubins = [f"{u}{x}-s{n}" for u, t in tables.items() for x in sass
-              for n in sorted(map(int, t[sass[0]]))]
+    cubins = [f"{u}{x}-s{n}" for u, r in (("", limits),
+                                          ("blocked-", limits.get("blocked")))
+              if r for x in sass for n in sorted(map(int, r["table"][sass[0]]))]
     both = ("", "blocked-") if check.get("blocked") else ("",)
     version = litlib.run_version(a.nvcc).strip()
     release, full = litlib.nvcc_version(version)
