@@ -10,7 +10,6 @@ import pytest
 from conftest import FIXTURES, checkout, make, run
 from tools.gpu import exercise_check as ec
 
-HEAD = "<<exercise: your pipelined main loop>>=\n"
 CHECK = ["/usr/bin/python3", "-B", "-m", "tools.gpu.exercise_check"]
 
 
@@ -21,13 +20,18 @@ def scratch(tmp_path_factory):
                     seed=["build/.deps-ok"])
 
 
+def span(text, name):
+    """(start, end) of the body of chunk name in text, a noweb file."""
+    start = text.index(f"<<{name}>>=\n") + len(name) + 6
+    return start, text.index("\n@\n", start - 1) + 1
+
+
 def chunk(folder, body):
     """Set the chunk in folder's day74.nw; returns body's first line."""
     path = pathlib.Path(folder, "day74.nw")
     text = path.read_text(encoding="utf-8")
-    start = text.index(HEAD) + len(HEAD)
-    path.write_text(text[:start] + body + text[text.index(
-        "\n@\n", start - 1) + 1:], encoding="utf-8")
+    start, end = span(text, "exercise: your pipelined main loop")
+    path.write_text(text[:start] + body + text[end:], encoding="utf-8")
     return text[:start].count("\n") + 1
 
 
@@ -52,32 +56,15 @@ def test_broken_chunk_names_day74(scratch):
 
 
 def test_wait_too_shallow_warned(scratch):
-    """Waiting for slice k with kStages - 1 groups still pending is a race
-    that passes the compile checks: the check warns."""
-    chunk(scratch, """for (int s = 0; s < kStages - 1; ++s) {
-    if (s < slices) {
-        __pipeline_memcpy_async(&stage[s].a[dstA], srcA + s * kBlockK,
-                                kCopyBytes);
-        __pipeline_memcpy_async(&stage[s].b[dstB], srcB + s * kBlockK * n,
-                                kCopyBytes);
-    }
-    __pipeline_commit();
-}
-for (int k = 0; k < slices; ++k) {
-    __pipeline_wait_prior(kStages - 1);
-    __syncthreads();
-    const int next = k + kStages - 1;
-    if (next < slices) {
-        StageTiles& t = stage[next % kStages];
-        __pipeline_memcpy_async(&t.a[dstA], srcA + next * kBlockK, kCopyBytes);
-        __pipeline_memcpy_async(&t.b[dstB], srcB + next * kBlockK * n,
-                                kCopyBytes);
-    }
-    __pipeline_commit();
-    const StageTiles& t = stage[k % kStages];
-    computeTile(t.a, t.b, threadRow, threadCol, acc);
-}
-""")
+    """The solution waiting for slice k with kStages - 1 groups still
+    pending is a race that passes the compile checks: the check warns."""
+    nw = pathlib.Path(scratch, "day74.nw").read_text(encoding="utf-8")
+    loop, solution = (nw[slice(*span(nw, name))] for name in (
+        "the thread-scope main loop",
+        "exercise solution: the pipelined main loop"))
+    chunk(scratch, solution.replace("<<the thread-scope main loop>>\n",
+                                    loop.replace("(kStages - 2)",
+                                                 "(kStages - 1)")))
     p = make(scratch, "exercise-check")
     assert "WARN your loop waits with cp.async.wait_group 1" in p.stdout, \
         p.stdout + p.stderr

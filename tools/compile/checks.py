@@ -20,12 +20,12 @@ input is missing or failed); 2 usage or unreadable input.
 """
 
 import argparse
-import datetime
 import json
 import os
 import re
 import socket
 import sys
+import time
 from collections import Counter
 
 from tools.lit import litlib
@@ -131,23 +131,20 @@ def form_family(form):
 
 
 def sass_opcodes(text):
-    """Opcodes per function of a `cuobjdump -sass` listing: {"arch": "sm_80"
-    or None, "functions": {name: {"opcodes": {LDGSTS: n}, "forms":
-    {LDGSTS.E.BYPASS.128: n}}}}. ValueError when it names no function."""
+    """Instruction forms per function of a `cuobjdump -sass` listing:
+    {"arch": "sm_80" or None, "functions": {name: {LDGSTS.E.BYPASS.128:
+    n}}}. ValueError when it names no function."""
     arch, current, functions = None, None, {}
     for line in text.splitlines():
         m = re.match(r"^\s*code for (sm_\d+\w*)", line)
         arch = arch or (m and m.group(1))
         if m := re.match(r"^\s*Function\s*:\s*(\S+)", line):
-            current = functions.setdefault(m.group(1), {
-                "opcodes": Counter(), "forms": Counter()})
+            current = functions.setdefault(m.group(1), Counter())
         elif (m := SASS_INSN.match(line)) and current is not None:
-            current["forms"][m.group(1)] += 1
-            current["opcodes"][m.group(1).split(".")[0]] += 1
+            current[m.group(1)] += 1
     if not functions:
         raise ValueError("no 'Function :' in the SASS (did cuobjdump fail?)")
-    return {"arch": arch, "functions": {k: {x: dict(v[x]) for x in v}
-                                        for k, v in functions.items()}}
+    return {"arch": arch, "functions": functions}
 
 
 def ptxas_report(text):
@@ -175,9 +172,7 @@ def ptxas_report(text):
 
 def summarise(entries):
     """{"names", "forms", "families", "total"} of [(name, {form: n})]."""
-    forms = Counter()
-    for _, f in entries:
-        forms.update(f)
+    forms = sum((Counter(f) for _, f in entries), Counter())
     fam = dict.fromkeys(FAMILIES, 0)
     for k, v in forms.items():
         fam[form_family(k)] += v
@@ -235,9 +230,10 @@ def check_sass(arch, text, fail, want=TILE):
         fail(f"{arch} SASS: the listing is for {scan['arch']}, not {arch}")
     roles, rec = by_role(scan["functions"]), {}
     for role in want:
-        forms = summarise([(n, f["forms"]) for n, f in roles[role]])["forms"]
-        ops = sum((Counter(f["opcodes"]) for _, f in roles[role]), Counter())
-        r = rec[role] = {op: ops[op] for op in SASS_COLS[:-1]}
+        forms = summarise(roles[role])["forms"]
+        r = rec[role] = {op: sum(n for k, n in forms.items()
+                                 if k.split(".")[0] == op)
+                         for op in SASS_COLS[:-1]}
         r.update(names=[n for n, _ in roles[role]], LDS128=sum(
             n for k, n in forms.items() if k in ("LDS.128", "LDS.U.128")),
             forms={k: n for k, n in forms.items()
@@ -260,14 +256,12 @@ def sm80(a, fail):
     def read(arch, ext):   # the lesson's file, then the blocked pair's
         return "\n".join(litlib.read_text(os.path.join(
             a.dir, f"{u}{arch}-s{a.stages}.{ext}")) for u in units)
-    res = {"source": a.source, "stages": a.stages, "ptx": {}, "sass": {},
-           "blocked": a.blocked}
     want, units = (TILE + BLOCKED, ("", "blocked-")) if a.blocked else (
         TILE, ("",))
-    for arch in a.ptx:
-        res["ptx"][arch] = check_ptx(arch, read(arch, "ptx"), fail, want)
-    for arch in a.sass:
-        res["sass"][arch] = check_sass(arch, read(arch, "sass"), fail, want)
+    res = {"source": a.source, "stages": a.stages, "blocked": a.blocked,
+           "ptx": {x: check_ptx(x, read(x, "ptx"), fail, want) for x in a.ptx},
+           "sass": {x: check_sass(x, read(x, "sass"), fail, want)
+                    for x in a.sass}}
     lines = [f"sm80-check of {a.source} (STAGES={a.stages})"]
     for arch, rec in res["ptx"].items():
         lines.append(f"  PTX {arch}: {rec['total']} cp.async instruction(s) "
@@ -492,19 +486,16 @@ def build(a):
     check, check_text = report(f"sm80-check-s{STAGES}")
     limits, limits_text = report("stage-limits")
     sass, refused = sorted(limits["table"]), limits["refused_stages"]
-    tables = {"": limits["table"]}
-    if limits.get("blocked"):
-        tables["blocked-"] = limits["blocked"]["table"]
-    cubins = [f"{u}{x}-s{n}" for u, t in tables.items() for x in sass
-              for n in sorted(map(int, t[sass[0]]))]
+    cubins = [f"{u}{x}-s{n}" for u, r in (("", limits),
+                                          ("blocked-", limits.get("blocked")))
+              if r for x in sass for n in sorted(map(int, r["table"][sass[0]]))]
     both = ("", "blocked-") if check.get("blocked") else ("",)
     version = litlib.run_version(a.nvcc).strip()
     release, full = litlib.nvcc_version(version)
     source_hash = litlib.read_text(a.source_hash).strip()
     if not re.fullmatch(r"[0-9a-f]{64}", source_hash):
         raise ValueError(f"{a.source_hash} holds no sha256")
-    now = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-    date = now.isoformat().replace("+00:00", "Z")
+    date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     L = [FIRST_LINE, f"date: {date}", f"host: {socket.gethostname()}",
          f"source sha256: {source_hash}", "  (build/source.sha256: sha256 "
          "of the clean tangled program sources)",

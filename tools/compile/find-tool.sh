@@ -13,17 +13,14 @@ if p=$(command -v "$name" 2>/dev/null) && [ -n "$p" ]; then
     echo "$p"; exit 0
 fi
 for py in build/venv/bin/python3 "${PYTHON:-/usr/bin/python3}" python3; do
-    command -v "$py" >/dev/null 2>&1 || continue
-    dirs=$("$py" -c 'import site, sysconfig
+    found=$("$py" -c 'import glob, os, site, sys, sysconfig
 p = sysconfig.get_paths()
 for d in {p["purelib"], p["platlib"], site.getusersitepackages()}:
-    print(d)' 2>/dev/null) || continue
-    # One folder a line: a folder's name may hold spaces.
-    found=$(printf '%s\n' "$dirs" | while IFS= read -r d; do
-        for cand in "$d"/nvidia/cu*/bin/"$name"; do
-            [ -x "$cand" ] && { echo "$cand"; break; }
-        done
-    done | head -n 1)
+    for c in sorted(glob.glob(glob.escape(d + "/nvidia/") + "cu*/bin/"
+                              + glob.escape(sys.argv[1]))):
+        if os.access(c, os.X_OK):
+            print(c)
+            sys.exit()' "$name" 2>/dev/null)
     [ -n "$found" ] && { echo "$found"; exit 0; }
 done
 echo "$name"

@@ -56,13 +56,11 @@ run = functools.partial(subprocess.run, capture_output=True, text=True)
 def ptx_findings(ptx):
     """{family: count} in matmulTilePiped's PTX: copy, commit_group, wait,
     mbarrier_arrive, barrier."""
-    piped = checks.by_role(checks.ptx_count(ptx)["functions"])["piped"]
-    bars = checks.by_role(checks.ptx_count(ptx, "bar")["functions"])["piped"]
-    found = Counter(barrier=sum(sum(f.values()) for _, f in bars))
-    for form, n in ((k, n) for _, f in piped for k, n in f.items()):
-        fam = checks.form_family(form)
-        found["wait" if fam.startswith("wait") else fam] += n
-    return found
+    piped, bars = (checks.by_role(checks.ptx_count(ptx, x)["functions"])[
+        "piped"] for x in ("cp.async", "bar"))
+    fam = checks.summarise(piped)["families"]
+    return Counter(fam, wait=fam["wait_group"] + fam["wait_all"],
+                   barrier=checks.summarise(bars)["total"])
 
 
 def gpu_checks(binary, lesson, who):

@@ -28,11 +28,10 @@ class Checks(list):
 
     passed = failed = 0
 
-    def log(self, text, quiet=False):
-        """Add text to the report, and print it unless quiet."""
+    def log(self, text):
+        """Add text to the report, and print it."""
         self.append(text)
-        if not quiet:
-            print(text, flush=True)
+        print(text, flush=True)
 
     def check(self, ok, good, bad):
         """Count one check and log PASS good or FAIL bad."""
@@ -49,7 +48,7 @@ class Checks(list):
             rc, out = p.returncode, p.stdout + p.stderr
         except subprocess.TimeoutExpired:
             rc, out = 124, f"timed out after {timeout} s"
-        self.log("\n".join("    " + l for l in out.splitlines()), quiet=True)
+        self.append("\n".join("    " + l for l in out.splitlines()))
         self.log(f"    (exit {rc})")
         return rc, out
 
