@@ -289,30 +289,11 @@ def test_gather_and_weave(module):
 
 # ---- in Chromium ------------------------------------------------------------
 
-def code_problems(v):
-    """Code cut off: from 768 px any overflow; narrower, a block off screen
-    or overflowing without scrolling."""
-    if v["width"] >= 768:
-        return [(c["name"], c["widest"], c["overflow"]) for c in v["code"]
-                if c["overflow"] > 0]
-    return [c for c in v["code"] if c["right"] > v["width"] + 0.5 or
-            c["left"] < -0.5 or (c["overflow"] > 0 and
-                                 c["overflowX"] not in ("auto", "scroll"))]
-
-
-def plot_problems(v):
-    """Plots not one inline SVG of the column's width, text >= 11 px."""
-    out = []
-    for p in v["plots"]:
-        if len(p["shown"]) != 1 or p["shown"][0]["tag"] != "svg":
-            out.append((p["plot"], "drawn as", p["shown"]))
-            continue
-        art = p["shown"][0]
-        want = min(p["figureWidth"], art["maxWidth"] or p["figureWidth"])
-        if abs(art["width"] - want) > 1 or not art["texts"] or art["small"]:
-            out.append((p["plot"], art["cls"], art["width"], want,
-                        art["small"][:4]))
-    return out
+def cut(v):
+    """Code blocks and plots that page_checks.js's view() finds cut off or
+    drawn wrong."""
+    return [c for c in v["code"] if c["cut"]] + [
+        p for p in v["plots"] if p["problem"]]
 
 
 def test_fits_and_folds(view):
@@ -320,8 +301,8 @@ def test_fits_and_folds(view):
     them); plots fit and link their tables; folds start closed."""
     assert view["scrollWidth"] <= view["width"], view["culprit"]
     assert view["foldedByDefault"]
-    assert view["code"] and code_problems(view) == []
-    assert len(view["plots"]) == 3 and plot_problems(view) == []
+    assert view["code"] and len(view["plots"]) == 3
+    assert cut(view) == []
     assert all(p["links"] for p in view["plots"])
 
 
@@ -350,7 +331,7 @@ def test_demo_layouts(demo_view):
     a phone; text as cards) and the plot pair fit at every width."""
     v = demo_view
     assert max(c["widest"] for c in v["code"]) == 80
-    assert code_problems(v) == [] and plot_problems(v) == []
+    assert cut(v) == []
     assert v["scrollWidth"] <= v["width"] and v["captions"] == []
     assert [t["problems"] for t in v["tables"]] == [[], []]
     assert [t["shownAs"] for t in v["tables"]] == (
