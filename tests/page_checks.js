@@ -198,10 +198,9 @@ window.C = (() => {
       entry.tangled = window.lessonPage.tangle(c.dataset.chunk);
     }
     for (const pre of all('main pre').filter(p => !p.closest('.nwchunk'))) {
-      const button = pre.closest('.code-block')
-        ?.querySelector(':scope > .copy-button');
       copied = [];
-      if (button) button.click();
+      pre.closest('.code-block')?.querySelector(':scope > .copy-button')
+        ?.click();
       others.push({text: pre.textContent, copied});
     }
     return {chunks, others};

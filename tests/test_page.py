@@ -47,9 +47,8 @@ def browser():
     b.d.quit()
 
 
-@pytest.fixture(scope="session", params=[(w, s) for w in WIDTHS
-                                         for s in SCHEMES],
-                ids=lambda p: "%d-%s" % p)
+@pytest.fixture(scope="session", ids=lambda p: "%d-%s" % p,
+                params=[(w, s) for w in WIDTHS for s in SCHEMES])
 def view(request, browser):
     """page_checks.js's view() of the page at a width and scheme."""
     return dict(browser.open(PAGE, *request.param).run("view"),
@@ -334,9 +333,8 @@ def test_demo_layouts(demo_view):
     assert cut(v) == []
     assert v["scrollWidth"] <= v["width"] and v["captions"] == []
     assert [t["problems"] for t in v["tables"]] == [[], []]
-    assert [t["shownAs"] for t in v["tables"]] == (
-        [["table-narrow"], ["table-cards"]] if v["width"] < 768 else
-        [["table-wide"], ["table-cards"]])
+    assert [t["shownAs"] for t in v["tables"]] == [[
+        "table-narrow" if v["width"] < 768 else "table-wide"], ["table-cards"]]
 
 
 @pytest.mark.parametrize("which", ["page", "demo"])
@@ -346,13 +344,11 @@ def test_copy_buttons_copy_the_tangled_chunk(browser, demo, which):
     path, nw = (PAGE, NW) if which == "page" else (demo[0], DEMO)
     got = browser.open(path, 1280).run("copies")
     assert set(got["chunks"]) == set(P.source_chunks(nw))
-    wrong = []
-    for name, c in got["chunks"].items():
-        want = P.notangle(nw, name)
-        if not c["buttons"] or c["copied"] != [want] * c["buttons"] or \
-                c["tangled"] != want:
-            wrong.append((name, c["buttons"], c["copied"][:1], want))
-    assert wrong == []
+    want = {name: P.notangle(nw, name) for name in got["chunks"]}
+    assert [(n, c["buttons"], c["copied"][:1], want[n])
+            for n, c in got["chunks"].items() if not c["buttons"] or
+            c["copied"] != [want[n]] * c["buttons"] or
+            c["tangled"] != want[n]] == []
     assert got["others"] and all(o["copied"] == [o["text"].rstrip("\n") +
                                                  "\n"] for o in got["others"])
 
