@@ -26,9 +26,8 @@ window.C = (() => {
   }
   function rgba(c) {
     const m = /rgba?\(([^)]+)\)/.exec(c || '');
-    if (!m) return null;
-    const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
-    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+    const p = m && m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return p && [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
   }
   const over = (top, bottom) =>
     [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
@@ -189,8 +188,7 @@ window.C = (() => {
                           {get: () => fake, configurable: true});
     const chunks = {}, others = [];
     for (const c of all('.nwchunk')) {
-      const entry = chunks[c.dataset.chunk] =
-        chunks[c.dataset.chunk] || {buttons: 0, copied: []};
+      const entry = chunks[c.dataset.chunk] ??= {buttons: 0, copied: []};
       const button = c.querySelector('.nwhead .copy-button');
       copied = [];
       if (button) { entry.buttons++; button.click(); }
