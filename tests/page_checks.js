@@ -26,9 +26,8 @@ window.C = (() => {
   }
   function rgba(c) {
     const m = /rgba?\(([^)]+)\)/.exec(c || '');
-    if (!m) return null;
-    const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
-    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+    const p = m && m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return p && [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
   }
   const over = (top, bottom) =>
     [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
@@ -111,12 +110,16 @@ window.C = (() => {
   function view() {
     const foldedByDefault = all('details').every(d => !d.open);
     all('details').forEach(d => { d.open = true; });
+    // Code cut off: from 768 px any overflow; narrower, a block off screen
+    // or overflowing without scrolling.
     const code = all('main pre').filter(shown).map(pre => {
       const r = pre.getBoundingClientRect();
-      return {name: label(pre), overflow: pre.scrollWidth - pre.clientWidth,
-              widest: Math.max(0, ...pre.textContent.replace(/\n$/, '')
-                .split('\n').map(columns)),
-              left: r.left, right: r.right, overflowX: css(pre).overflowX};
+      const over = pre.scrollWidth - pre.clientWidth;
+      const scrolls = /^(auto|scroll)$/.test(css(pre).overflowX);
+      return {name: label(pre), over, widest: Math.max(0, ...pre.textContent
+                .replace(/\n$/, '').split('\n').map(columns)),
+              cut: innerWidth >= 768 ? over > 0 : r.right > innerWidth + 0.5 ||
+                r.left < -0.5 || (over > 0 && !scrolls)};
     });
     const sw = Math.max(document.documentElement.scrollWidth,
                         document.body.scrollWidth);
@@ -125,21 +128,27 @@ window.C = (() => {
       document.body) : '';
     const captions = all('caption, figcaption').filter(shown).filter(clippedBy)
       .map(c => clippedBy(c) + ': ' + norm(c.textContent).slice(0, 60));
-    const plots = all('main figure.plot').map(fig => ({
-      plot: fig.dataset.plot, figureWidth: fig.getBoundingClientRect().width,
-      links: all('.plot-numbers a', fig).filter(shown)
-        .map(a => a.getAttribute('href')),
-      shown: all('svg.plot-wide, svg.plot-narrow, img', fig).filter(shown)
-        .map(art => ({
-        tag: art.tagName.toLowerCase(), cls: art.getAttribute('class') || '',
-        width: art.getBoundingClientRect().width,
-        maxWidth: /px$/.test(css(art).maxWidth) ?
-          parseFloat(css(art).maxWidth) : null,
-        small: all('text', art).filter(t => t.textContent.trim() && shown(t))
-          .map(t => [t.textContent.trim().slice(0, 30),
-                     parseFloat(css(t).fontSize) * svgScale(t)])
-          .filter(([, px]) => px < 11),
-        texts: all('text', art).length}))}));
+    // A plot's problem: not one inline SVG of the column's width (or its
+    // max-width), no text, or text under 11 px.
+    const plots = all('main figure.plot').map(fig => {
+      const arts = all('svg.plot-wide, svg.plot-narrow, img', fig)
+        .filter(shown);
+      const p = {plot: fig.dataset.plot, links: all('.plot-numbers a', fig)
+        .filter(shown).map(a => a.getAttribute('href'))};
+      if (arts.length !== 1 || arts[0].tagName !== 'svg')
+        return {...p, problem: ['drawn as', arts.map(a => a.tagName)]};
+      const art = arts[0], width = art.getBoundingClientRect().width;
+      const mw = css(art).maxWidth, fw = fig.getBoundingClientRect().width;
+      const want = Math.min(fw, /px$/.test(mw) && parseFloat(mw) || fw);
+      const small = all('text', art)
+        .filter(t => t.textContent.trim() && shown(t))
+        .map(t => [t.textContent.trim().slice(0, 30),
+                   parseFloat(css(t).fontSize) * svgScale(t)])
+        .filter(([, px]) => px < 11);
+      return {...p, problem: Math.abs(width - want) > 1 ||
+        !all('text', art).length || small.length ?
+        [art.getAttribute('class'), width, want, small.slice(0, 4)] : null};
+    });
     return {width: innerWidth, scrollWidth: sw, culprit, code, captions, plots,
             foldedByDefault, contrast: contrast(),
             tables: all('.results-table').map(tableView)};
@@ -179,8 +188,7 @@ window.C = (() => {
                           {get: () => fake, configurable: true});
     const chunks = {}, others = [];
     for (const c of all('.nwchunk')) {
-      const entry = chunks[c.dataset.chunk] =
-        chunks[c.dataset.chunk] || {buttons: 0, copied: []};
+      const entry = chunks[c.dataset.chunk] ??= {buttons: 0, copied: []};
       const button = c.querySelector('.nwhead .copy-button');
       copied = [];
       if (button) { entry.buttons++; button.click(); }
@@ -188,10 +196,9 @@ window.C = (() => {
       entry.tangled = window.lessonPage.tangle(c.dataset.chunk);
     }
     for (const pre of all('main pre').filter(p => !p.closest('.nwchunk'))) {
-      const button = pre.closest('.code-block')
-        ?.querySelector(':scope > .copy-button');
       copied = [];
-      if (button) button.click();
+      pre.closest('.code-block')?.querySelector(':scope > .copy-button')
+        ?.click();
       others.push({text: pre.textContent, copied});
     }
     return {chunks, others};

@@ -195,9 +195,7 @@ PREFIXES = ["", "\t", "    ", "  x = ", "\t\tf(", "ab\t"]
 def text(rng, chars, n):
     """Random text from chars, without "<<", ">>" or a trailing "<"."""
     s = "".join(rng.choice(chars) for _ in range(n))
-    while "<<" in s or ">>" in s:
-        s = s.replace("<<", "<").replace(">>", ">")
-    return s.rstrip("<@")
+    return re.sub(r"([<>])\1+", r"\1", s).rstrip("<@")
 
 
 def name(rng, taken):

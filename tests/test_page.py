@@ -47,9 +47,8 @@ def browser():
     b.d.quit()
 
 
-@pytest.fixture(scope="session", params=[(w, s) for w in WIDTHS
-                                         for s in SCHEMES],
-                ids=lambda p: "%d-%s" % p)
+@pytest.fixture(scope="session", ids=lambda p: "%d-%s" % p,
+                params=[(w, s) for w in WIDTHS for s in SCHEMES])
 def view(request, browser):
     """page_checks.js's view() of the page at a width and scheme."""
     return dict(browser.open(PAGE, *request.param).run("view"),
@@ -289,30 +288,11 @@ def test_gather_and_weave(module):
 
 # ---- in Chromium ------------------------------------------------------------
 
-def code_problems(v):
-    """Code cut off: from 768 px any overflow; narrower, a block off screen
-    or overflowing without scrolling."""
-    if v["width"] >= 768:
-        return [(c["name"], c["widest"], c["overflow"]) for c in v["code"]
-                if c["overflow"] > 0]
-    return [c for c in v["code"] if c["right"] > v["width"] + 0.5 or
-            c["left"] < -0.5 or (c["overflow"] > 0 and
-                                 c["overflowX"] not in ("auto", "scroll"))]
-
-
-def plot_problems(v):
-    """Plots not one inline SVG of the column's width, text >= 11 px."""
-    out = []
-    for p in v["plots"]:
-        if len(p["shown"]) != 1 or p["shown"][0]["tag"] != "svg":
-            out.append((p["plot"], "drawn as", p["shown"]))
-            continue
-        art = p["shown"][0]
-        want = min(p["figureWidth"], art["maxWidth"] or p["figureWidth"])
-        if abs(art["width"] - want) > 1 or not art["texts"] or art["small"]:
-            out.append((p["plot"], art["cls"], art["width"], want,
-                        art["small"][:4]))
-    return out
+def cut(v):
+    """Code blocks and plots that page_checks.js's view() finds cut off or
+    drawn wrong."""
+    return [c for c in v["code"] if c["cut"]] + [
+        p for p in v["plots"] if p["problem"]]
 
 
 def test_fits_and_folds(view):
@@ -320,8 +300,8 @@ def test_fits_and_folds(view):
     them); plots fit and link their tables; folds start closed."""
     assert view["scrollWidth"] <= view["width"], view["culprit"]
     assert view["foldedByDefault"]
-    assert view["code"] and code_problems(view) == []
-    assert len(view["plots"]) == 3 and plot_problems(view) == []
+    assert view["code"] and len(view["plots"]) == 3
+    assert cut(view) == []
     assert all(p["links"] for p in view["plots"])
 
 
@@ -350,12 +330,11 @@ def test_demo_layouts(demo_view):
     a phone; text as cards) and the plot pair fit at every width."""
     v = demo_view
     assert max(c["widest"] for c in v["code"]) == 80
-    assert code_problems(v) == [] and plot_problems(v) == []
+    assert cut(v) == []
     assert v["scrollWidth"] <= v["width"] and v["captions"] == []
     assert [t["problems"] for t in v["tables"]] == [[], []]
-    assert [t["shownAs"] for t in v["tables"]] == (
-        [["table-narrow"], ["table-cards"]] if v["width"] < 768 else
-        [["table-wide"], ["table-cards"]])
+    assert [t["shownAs"] for t in v["tables"]] == [[
+        "table-narrow" if v["width"] < 768 else "table-wide"], ["table-cards"]]
 
 
 @pytest.mark.parametrize("which", ["page", "demo"])
@@ -365,13 +344,11 @@ def test_copy_buttons_copy_the_tangled_chunk(browser, demo, which):
     path, nw = (PAGE, NW) if which == "page" else (demo[0], DEMO)
     got = browser.open(path, 1280).run("copies")
     assert set(got["chunks"]) == set(P.source_chunks(nw))
-    wrong = []
-    for name, c in got["chunks"].items():
-        want = P.notangle(nw, name)
-        if not c["buttons"] or c["copied"] != [want] * c["buttons"] or \
-                c["tangled"] != want:
-            wrong.append((name, c["buttons"], c["copied"][:1], want))
-    assert wrong == []
+    want = {name: P.notangle(nw, name) for name in got["chunks"]}
+    assert [(n, c["buttons"], c["copied"][:1], want[n])
+            for n, c in got["chunks"].items() if not c["buttons"] or
+            c["copied"] != [want[n]] * c["buttons"] or
+            c["tangled"] != want[n]] == []
     assert got["others"] and all(o["copied"] == [o["text"].rstrip("\n") +
                                                  "\n"] for o in got["others"])
 

@@ -27,9 +27,7 @@ local function details(div)
   local blocks = pandoc.List({ pandoc.RawBlock("html", open .. "><summary>"),
     pandoc.Plain(#parsed > 0 and parsed[1].content or {}),
     pandoc.RawBlock("html", "</summary>") })
-  blocks:extend(div.content)
-  blocks:insert(pandoc.RawBlock("html", "</details>"))
-  return blocks
+  return blocks .. div.content .. { pandoc.RawBlock("html", "</details>") }
 end
 
 function Div(div)

@@ -33,22 +33,11 @@ local function text_of(name)
   return s ~= "" and s or nil
 end
 
--- Attributes as a list of pairs in sorted order: a Lua table's pairs() order
--- differs from run to run, and the page must be byte-for-byte reproducible.
-local function sorted_attrs(t)
-  local keys, out = {}, {}
-  for k in pairs(t) do keys[#keys + 1] = k end
-  table.sort(keys)
-  for _, k in ipairs(keys) do out[#out + 1] = { k, t[k] } end
-  return out
-end
-
 local function fact(span)
   -- Replace one .fact span by its value (with any Markdown it holds).
   if not span.classes:includes("fact") then return nil end
   local name = pandoc.utils.stringify(span.content)
-  local text, attrs, classes = text_of(name), { ["data-fact"] = name },
-                               { "fact" }
+  local text, classes = text_of(name), { "fact" }
   if not text then
     if not warned[name] then
       warned[name] = true
@@ -56,7 +45,7 @@ local function fact(span)
                       "' has no value: renders 'not yet measured'\n")
     end
     return pandoc.Span(pandoc.read("not yet measured").blocks[1].content,
-      pandoc.Attr("", { "fact", "fact-missing" }, sorted_attrs(attrs)))
+      pandoc.Attr("", { "fact", "fact-missing" }, { { "data-fact", name } }))
   end
   local v = facts[name]
   local content = pandoc.List({ pandoc.Str(text) })
@@ -64,15 +53,17 @@ local function fact(span)
     content = pandoc.List({}) .. v.text  -- a copy: the fact is shared
   end
   local from = v.from and pandoc.utils.stringify(v.from) or ""
-  if from ~= "" then attrs.title = "from " .. from end
+  local title = from ~= "" and "from " .. from or nil
   if v.stale == true then
     table.insert(classes, "fact-stale")
-    attrs.title = (attrs.title and attrs.title .. "; " or "") ..
-                  "stale: its evidence is older than the source"
+    title = (title and title .. "; " or "") ..
+            "stale: its evidence is older than the source"
     content:extend({ pandoc.Space(), pandoc.Span({ pandoc.Str("(stale)") },
       pandoc.Attr("", { "stale-mark" })) })
   end
-  return pandoc.Span(content, pandoc.Attr("", classes, sorted_attrs(attrs)))
+  -- Attributes as a list, in a fixed order: the page is reproducible.
+  return pandoc.Span(content, pandoc.Attr("", classes,
+    { { "data-fact", name }, title and { "title", title } or nil }))
 end
 
 local function when(div)

@@ -18,7 +18,7 @@ import os
 import re
 import sys
 
-from pygments.lexers import CLexer, CppLexer, CudaLexer
+from pygments.lexers import get_lexer_by_name
 from pygments.token import STANDARD_TYPES
 
 USAGE = "usage: nw2md [-noindex] [-delay] [-shortxref|-longxref] < pipeline"
@@ -195,7 +195,6 @@ def name_html(name):
 
 
 # Highlighting: Pygments, with its short CSS classes (k, kt, nf, c1, cp, mi..)
-LEXERS = {"c": CLexer, "cpp": CppLexer, "cuda": CudaLexer}
 LANGUAGE = {"cu": "cuda", "cuh": "cuda", "c": "c", "h": "c", "cc": "cpp",
             "cpp": "cpp", "cxx": "cpp", "hpp": "cpp", "hh": "cpp"}
 # Token classes left without a <span>: plain text, names, punctuation,
@@ -208,9 +207,7 @@ def classify(text, lang):
     each chunk use replaced by one NUL), as a list of str: Pygments' short
     CSS class of the token's type, "" for plain text."""
     classes = [""] * len(text)
-    if lang not in LEXERS:
-        return classes
-    lexer = LEXERS[lang](stripnl=False, ensurenl=False)
+    lexer = get_lexer_by_name(lang, stripnl=False, ensurenl=False)
     for start, token, value in lexer.get_tokens_unprocessed(text):
         while token not in STANDARD_TYPES:
             token = token.parent

@@ -1,28 +1,24 @@
 --[[
 page.lua: what readers of a course page expect, for any woven lesson.
 
-  Headings  each heading's text links to its own anchor (a permalink; the
-            stylesheet marks it with "#").
-  Code      an inline code span with - / . : or = in it keeps each word of
-            up to 30 characters whole (span.nobr): `nvcc -arch=sm_80`
-            never wraps inside "-arch".
-  Tables    sized to their content (no column widths), each in a
-            div.table-wrap that scrolls inside itself if it must, so the
-            page never scrolls sideways (a div holding only the table, such
-            as ::: results-table, becomes the wrapper: data-table-wrap).
-            A table of 5 or more columns gets a phone layout, shown when its
-            wrapper is narrower than 44rem: with at most 6 rows of short
-            cells, a transposed copy (table-narrow; the original gets
-            table-wide, the copy is aria-hidden); otherwise each row becomes
-            a card of "header: value" lines (table-cards, data-label).
-  Plots     an SVG image NAME.svg whose folder also holds NAME-narrow.svg
-            is drawn inline as a pair (svg.plot-wide, svg.plot-narrow), both
-            role="img" labelled by the caption, the stylesheet showing the
-            one that suits the column.  The figure names the tables that
-            hold its numbers (aria-describedby, and a visible link under the
-            caption): the ids in the image's numbers="ID ..." attribute,
-            else the last div.results-table before it.  Any other SVG image
-            stays an <img> in a box that scrolls on a phone.
+  Headings  link to their own anchor (a permalink, marked "#").
+  Code      an inline code span with - / . : or = keeps each word of up to
+            30 characters whole (span.nobr): `nvcc -arch=sm_80` never wraps
+            inside "-arch".
+  Tables    no column widths; each in a div.table-wrap that scrolls inside
+            itself if it must (a div holding only the table, such as
+            ::: results-table, becomes the wrapper: data-table-wrap).  With
+            5 or more columns, a phone layout for a wrapper under 44rem: at
+            most 6 rows of short cells, a transposed aria-hidden copy
+            (table-narrow; the original table-wide); else each row a card
+            of "header: value" lines (table-cards, data-label).
+  Plots     an SVG image NAME.svg beside NAME-narrow.svg is drawn inline as
+            a pair (svg.plot-wide, svg.plot-narrow, role="img", labelled by
+            the caption; the stylesheet shows one).  The figure names the
+            tables of its numbers (aria-describedby, and a link under the
+            caption): the ids in numbers="ID ...", else the last
+            div.results-table before it.  Any other SVG image stays an <img>
+            in a box that scrolls on a phone.
 ]]
 
 local NOBR_MAX, WIDE_MIN_COLUMNS, NARROW_MAX_ROWS, SHORT_CELL = 30, 5, 6, 16
@@ -33,10 +29,9 @@ local function stringify(x)
   }))
 end
 
-local function escape(s)
-  return (s:gsub("&", "&amp;"):gsub('"', "&quot;"):gsub("<", "&lt;")
-           :gsub(">", "&gt;"))
-end
+local ESC = { ["&"] = "&amp;", ['"'] = "&quot;", ["<"] = "&lt;",
+              [">"] = "&gt;" }
+local function escape(s) return (s:gsub('[&"<>]', ESC)) end
 
 local function raw(s) return pandoc.RawBlock("html", s) end
 
@@ -73,10 +68,6 @@ end
 
 -- ---- tables ---------------------------------------------------------------
 
-local function cell(contents, align, attr)
-  return pandoc.Cell(contents, align, 1, 1, attr or pandoc.Attr())
-end
-
 local function grid(tbl)
   -- Header cells and body rows (lists of cells), or nil when a cell spans.
   local head = tbl.head.rows[1]
@@ -98,9 +89,9 @@ local function transposed(tbl, header, body)
   -- One row per column of tbl, one column per row; tbl's first column
   -- (its row labels, e.g. N) becomes the header row.
   local function row(j, align)
-    local cells = { cell(header[j].contents, pandoc.AlignLeft) }
+    local cells = { pandoc.Cell(header[j].contents, pandoc.AlignLeft) }
     for _, r in ipairs(body) do
-      table.insert(cells, cell(r[j].contents, align))
+      table.insert(cells, pandoc.Cell(r[j].contents, align))
     end
     return pandoc.Row(cells)
   end
@@ -169,14 +160,13 @@ local function svg_markup(path, class, label)
 end
 
 local function figure(img, class, extra, art, tail)
-  local blocks = { raw('<figure class="' .. class .. '"' .. extra .. ">" ..
-                       art) }
+  local blocks = pandoc.List({ raw('<figure class="' .. class .. '"' ..
+                                   extra .. ">" .. art) })
   if #img.caption > 0 then
-    table.insert(blocks, raw('<figcaption aria-hidden="true">'))
-    table.insert(blocks, pandoc.Plain(img.caption))
-    table.insert(blocks, raw("</figcaption>"))
+    blocks:extend({ raw('<figcaption aria-hidden="true">'),
+                    pandoc.Plain(img.caption), raw("</figcaption>") })
   end
-  table.insert(blocks, raw((tail or "") .. "</figure>"))
+  blocks:insert(raw((tail or "") .. "</figure>"))
   return blocks
 end
 
