@@ -68,6 +68,10 @@ STALL = re.compile(
 KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
            "matmulBlockedSync": "blocked.sync",
            "matmulBlockedPiped": "blocked.piped"}
+# warp-slices of one launch at N = 2048: (N/64)^2 blocks of 8 warps, each
+# over N/16 K-slices (the lesson's tile)
+WARP_SLICES_2048 = (2048 // 64) ** 2 * 8 * (2048 // 16)
+OPCODES = ("FFMA", "LDS", "SYNCS", "ARRIVES", "LDGSTS", "LDG", "STS", "BAR")
 
 
 class EvidenceError(Exception):
@@ -179,44 +183,6 @@ def residency_facts(pre, facts):
     median_facts(pre, "stages", ("2", "3", "4"), (2048,), facts)
 
 
-# warp-slices of one launch at N = 2048: (N/64)^2 blocks of 8 warps, each
-# over N/16 K-slices (the lesson's tile)
-WARP_SLICES_2048 = (2048 // 64) ** 2 * 8 * (2048 // 16)
-OPCODES = ("FFMA", "LDS", "SYNCS", "ARRIVES", "LDGSTS", "LDG", "STS", "BAR")
-
-
-def opcode_facts(pre, facts):
-    """Executed warp instructions per SASS opcode of the lesson's pair at
-    N = 2048, and the difference between the kernels per warp-slice."""
-    path = f"{pre}-ncu-opcodes.txt"
-    header, rows = ncu_table(path)
-    col = header.index("sass__inst_executed_per_opcode")
-    counts = {}
-    for r in rows:
-        kernel = r[header.index("Kernel Name")].split("(")[0] \
-            if len(r) == len(header) else ""
-        if kernel in ("matmulTileSync", "matmulTilePiped"):
-            counts[kernel] = {m.group(1): int(m.group(2).replace(",", ""))
-                              for m in re.finditer(r"([A-Z0-9]+): ([\d,]+)",
-                                                   r[col])}
-    if set(counts) != {"matmulTileSync", "matmulTilePiped"}:
-        raise EvidenceError(f"{path}: want both kernels of the lesson")
-    for kernel, ops in counts.items():
-        b = f"ncu.basic.{KERNELS[kernel].split('.')[1]}.op."
-        for op in OPCODES:
-            facts[b + op.lower()] = ops.get(op, 0)
-        facts[b + "total"] = sum(ops.values())
-    sync, piped = counts["matmulTileSync"], counts["matmulTilePiped"]
-    facts["ncu.basic.warp_slices"] = WARP_SLICES_2048
-    facts["ncu.basic.extra_per_warp_slice"] = (
-        sum(piped.values()) - sum(sync.values())) / WARP_SLICES_2048
-    facts["ncu.basic.piped.syncs_per_warp_slice"] = (
-        piped.get("SYNCS", 0) / WARP_SLICES_2048)
-    facts["ncu.basic.extra_other_per_warp_slice"] = (
-        sum(v for k, v in piped.items() if k not in OPCODES) -
-        sum(v for k, v in sync.items() if k not in OPCODES)) / WARP_SLICES_2048
-
-
 def blocked_facts(pre, facts):
     """The register-blocked pair: sizes, spread, 1 block/SM, libcu++,
     depths 3 and 4."""
@@ -310,7 +276,9 @@ def sanitizer_facts(pre, facts):
 
 
 def ncu_facts(pre, facts):
-    """Nsight Compute's raw metrics per kernel, and what follows from them."""
+    """Nsight Compute's raw metrics per kernel and what follows from them,
+    and the lesson's pair's executed warp instructions per SASS opcode at
+    N = 2048, with the difference between the kernels per warp-slice."""
     path = f"{pre}-ncu.csv"
     header, rows = ncu_table(path)
     schedulers = facts["gpu.sm_count"] * 4
@@ -338,6 +306,33 @@ def ncu_facts(pre, facts):
     missing = [k for k in KERNELS.values() if f"ncu.{k}.cpi" not in facts]
     if missing:
         raise EvidenceError(f"{path}: no profile of {missing}")
+    path = f"{pre}-ncu-opcodes.txt"
+    header, rows = ncu_table(path)
+    col = header.index("sass__inst_executed_per_opcode")
+    counts = {}
+    for r in rows:
+        kernel = r[header.index("Kernel Name")].split("(")[0] \
+            if len(r) == len(header) else ""
+        if kernel in ("matmulTileSync", "matmulTilePiped"):
+            counts[kernel] = {m.group(1): int(m.group(2).replace(",", ""))
+                              for m in re.finditer(r"([A-Z0-9]+): ([\d,]+)",
+                                                   r[col])}
+    if set(counts) != {"matmulTileSync", "matmulTilePiped"}:
+        raise EvidenceError(f"{path}: want both kernels of the lesson")
+    for kernel, ops in counts.items():
+        b = f"ncu.{KERNELS[kernel]}.op."
+        for op in OPCODES:
+            facts[b + op.lower()] = ops.get(op, 0)
+        facts[b + "total"] = sum(ops.values())
+    sync, piped = counts["matmulTileSync"], counts["matmulTilePiped"]
+    facts["ncu.basic.warp_slices"] = WARP_SLICES_2048
+    facts["ncu.basic.extra_per_warp_slice"] = (
+        sum(piped.values()) - sum(sync.values())) / WARP_SLICES_2048
+    facts["ncu.basic.piped.syncs_per_warp_slice"] = (
+        piped.get("SYNCS", 0) / WARP_SLICES_2048)
+    facts["ncu.basic.extra_other_per_warp_slice"] = (
+        sum(v for k, v in piped.items() if k not in OPCODES) -
+        sum(v for k, v in sync.items() if k not in OPCODES)) / WARP_SLICES_2048
 
 
 def pitfall_facts(pre, facts):
@@ -369,8 +364,7 @@ def facts_for(pre):
              "gpu.date": stamp["date_utc"][:10],
              "gpu.source_hash": stamp["source_sha256"][:12]}
     for reader in (run_facts, residency_facts, blocked_facts, exercise_facts,
-                   opcode_facts, sass_facts, sanitizer_facts,
-                   ncu_facts, pitfall_facts):
+                   sass_facts, sanitizer_facts, ncu_facts, pitfall_facts):
         reader(pre, facts)
     wall = re.search(r"make run wall time: (\d+) ms",
                      read(f"{pre}-run-default.txt"))
