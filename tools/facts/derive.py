@@ -104,9 +104,8 @@ def derive(facts, evidence):
     for n in (2048, 4096):
         put(f"run.footprint.{n}.mib", ["gpu.l2_mib"],
             lambda l2, n=n: 3 * n * n * 4 / 2**20)
-    changes = {"inst": "inst_issued", "cpi": "cpi",
-               "warp_cycles": "warp_cycles", "cycles": "cycles",
-               "duration": "duration_ns"}
+    changes = {"inst": "inst_issued", "duration": "duration_ns",
+               **{m: m for m in ("cpi", "warp_cycles", "cycles")}}
     for pair in ("basic", "blocked"):
         b = f"ncu.{pair}."
         for name, metric in changes.items():

@@ -51,9 +51,8 @@ def gflops_table(pre):
 
 
 def over_processes(pattern, n):
-    """(median, min, max) of piped/sync at n over the CSVs matching
-    pattern (one per process, read as gpu_facts reads them), and the first
-    one's metadata."""
+    """(median, min, max) of piped/sync at n over the CSVs matching pattern
+    (one per process, read by gpu_facts), and the first one's metadata."""
     paths = sorted(glob.glob(pattern))
     if not paths:   # no evidence yet: main draws a placeholder
         raise FileNotFoundError(f"{pattern}: no CSV")
