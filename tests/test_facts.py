@@ -32,11 +32,8 @@ def gather_case(tmp_path, case, evidence=None, schema=None):
                     else None)
 
 
-CASES = sorted(c for c in os.listdir(FIX) if os.path.isdir(
-    os.path.join(FIX, c)))
-
-
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", sorted(
+    c for c in os.listdir(FIX) if os.path.isdir(os.path.join(FIX, c))))
 def test_fixture_case(tmp_path, case):
     """Each fixture folder's evidence gathers as its expect.json says: exit
     status, stderr lines, schema descriptions and facts (null: absent)."""

@@ -32,7 +32,8 @@ CARD_KEYS = {
     "sm_count": ("gpu.sm_count", 1), "regs_per_sm": ("gpu.regs_per_sm", 1),
     "smem_per_sm_bytes": ("gpu.smem_per_sm_kib", 1024),
     "l2_bytes": ("gpu.l2_mib", 2**20), "timed_launches": ("run.reps", 1),
-    "max_sm_clock_mhz": ("gpu.max_sm_clock_mhz", 1)}
+    "max_sm_clock_mhz": ("gpu.max_sm_clock_mhz", 1),
+    "basic_piped_blocks_per_sm": ("run.sm_80.blocks_per_sm", 1)}
 # kernel provenance fields: run.<arch>.<kind>_<field>
 KERNEL_KEYS = ("registers", "blocks_per_sm", "ptx_version", "binary_version")
 EXERCISE_COLUMNS = {"piped_over_sync": "ratio", "piped_smem_bytes": "smem",
@@ -124,8 +125,6 @@ def run_facts(pre, facts):
             for key, (name, div) in CARD_KEYS.items():
                 value = litlib.number(meta[key])
                 facts[name] = value if div == 1 else value / div
-            facts["run.sm_80.blocks_per_sm"] = facts[
-                "run.sm_80.piped_blocks_per_sm"]
     seen = [row[c] for p in sorted(glob.glob(f"{pre}-*.csv"))
             if "sync_mhz" in read(p) for row in read_csv(p)[1]
             for c in ("sync_mhz", "piped_mhz", "cublas_mhz") if row[c] > 0]
