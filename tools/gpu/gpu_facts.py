@@ -166,10 +166,10 @@ def median_facts(pre, stem, settings, sizes, facts):
         facts[f"{stem}.runs"] = len(paths)
 
 
-def residency_facts(pre, facts):
-    """The residency dial (the control, 4, once; residency.runs counts the
-    processes of the others), the thread-scope solution at 1, 2 and
-    natural blocks per SM, and the depths 2, 3, 4, over processes."""
+def process_facts(pre, facts):
+    """Runs repeated in separate processes: the residency dial (the control,
+    4, once; residency.runs counts the processes of the others), the
+    thread-scope solution at 1, 2 and natural blocks per SM, depths 2-4."""
     median_facts(pre, "residency", ("4", "1", "2", "natural"),
                  (1024, 2048, 4096), facts)
     for setting in ("1", "2", "natural", "4"):
@@ -362,7 +362,7 @@ def facts_for(pre):
              "gpu.driver": stamp["driver"], "gpu.toolkit": toolkit,
              "gpu.date": stamp["date_utc"][:10],
              "gpu.source_hash": stamp["source_sha256"][:12]}
-    for reader in (run_facts, residency_facts, blocked_facts, exercise_facts,
+    for reader in (run_facts, process_facts, blocked_facts, exercise_facts,
                    sass_facts, sanitizer_facts, ncu_facts, pitfall_facts):
         reader(pre, facts)
     wall = re.search(r"make run wall time: (\d+) ms",
