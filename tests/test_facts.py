@@ -32,11 +32,8 @@ def gather_case(tmp_path, case, evidence=None, schema=None):
                     else None)
 
 
-CASES = sorted(c for c in os.listdir(FIX) if os.path.isdir(
-    os.path.join(FIX, c)))
-
-
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("case", sorted(
+    c for c in os.listdir(FIX) if os.path.isdir(os.path.join(FIX, c))))
 def test_fixture_case(tmp_path, case):
     """Each fixture folder's evidence gathers as its expect.json says: exit
     status, stderr lines, schema descriptions and facts (null: absent)."""
@@ -86,9 +83,8 @@ def test_pandoc_reads_the_facts(tmp_path):
         {"ptxas.sm80.s2.piped.smem": "many"}), "does not fit")])
 def test_malformed_evidence_fails(tmp_path, label, edit, expect):
     """Malformed evidence fails with a message that says what is wrong."""
-    with open(os.path.join(FIX, "good", "evidence", "compile.facts.json"),
-              encoding="utf-8") as f:
-        obj = json.load(f)
+    obj = json.loads(litlib.read_text(os.path.join(
+        FIX, "good", "evidence", "compile.facts.json")))
     edit(obj)
     (tmp_path / "ev").mkdir()
     (tmp_path / "ev" / "x.facts.json").write_text(json.dumps(obj))
@@ -223,8 +219,8 @@ def test_same_text_keeps_evidence_current(tmp_path, same_tokens):
     """Evidence of other sources is current, and a relayout, only when
     SOURCES.tsv gives its sha256 the current token digest."""
     ev = os.path.join(FIX, "good", "evidence")
-    with open(os.path.join(ev, "compile.facts.json"), encoding="utf-8") as f:
-        measured = json.load(f)["meta"]["source_sha256"]
+    measured = json.loads(litlib.read_text(os.path.join(
+        ev, "compile.facts.json")))["meta"]["source_sha256"]
     (tmp_path / "now").write_text("1" * 64 + "\n")
     (tmp_path / "tok").write_text("2" * 64 + "\n")
     (tmp_path / "sources.tsv").write_text(

@@ -14,8 +14,6 @@ BLOCKED_TARGET = 92.0                 # % of cuBLAS the blocked pair aims at
 CC80 = {"registers": 65536, "unit": 256, "warps": 64, "blocks": 32}
 THREADS = 256
 SPREAD = ["spread.2048.ratio_min", "spread.2048.ratio_max"]
-
-
 FMA_PER_WAVEFRONT = 0.25  # 1 shared wavefront per 4 FMA instructions
 
 
@@ -90,15 +88,13 @@ def derive(facts, evidence):
             lambda *c: sum(c))
     for n in (2, 3, 4, 5):
         put(f"smem.stages{n}", [f"ptxas.sm80.s{n}.piped.smem"], lambda v: v)
-    put("occupancy.sm80.piped.blocks_per_sm",
-        ["ptxas.sm80.s2.piped.registers"], blocks_per_sm_cc80)
-    put("occupancy.sm80.s4.piped.blocks_per_sm",
-        ["ptxas.sm80.s4.piped.registers"], blocks_per_sm_cc80)
+    for kernel, build in (("piped", "s2.piped"), ("s4.piped", "s4.piped"),
+                          ("sync", "sync")):
+        put(f"occupancy.sm80.{kernel}.blocks_per_sm",
+            [f"ptxas.sm80.{build}.registers"], blocks_per_sm_cc80)
     put("ncu.basic.sync.fma_ceiling_pct",
         ["ncu.basic.sync.wavefronts_per_ffma"],
         lambda w: 100 * min(1, FMA_PER_WAVEFRONT / w))
-    put("occupancy.sm80.sync.blocks_per_sm",
-        ["ptxas.sm80.sync.registers"], blocks_per_sm_cc80)
     put("clock.range_mhz", ["clock.min_mhz", "clock.max_mhz"],
         lambda lo, hi: f"{lo:.0f}" if lo == hi else f"{lo:.0f}–{hi:.0f}")
     for n in (1024, 2048, 4096):
@@ -108,9 +104,8 @@ def derive(facts, evidence):
     for n in (2048, 4096):
         put(f"run.footprint.{n}.mib", ["gpu.l2_mib"],
             lambda l2, n=n: 3 * n * n * 4 / 2**20)
-    changes = {"inst": "inst_issued", "cpi": "cpi",
-               "warp_cycles": "warp_cycles", "cycles": "cycles",
-               "duration": "duration_ns"}
+    changes = {"inst": "inst_issued", "duration": "duration_ns",
+               **{m: m for m in ("cpi", "warp_cycles", "cycles")}}
     for pair in ("basic", "blocked"):
         b = f"ncu.{pair}."
         for name, metric in changes.items():

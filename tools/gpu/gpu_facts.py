@@ -22,19 +22,18 @@ from tools.lit import litlib
 from tools.lit.litlib import read_stamped_csv as read_csv, read_text as read
 
 # run CSV column -> fact <prefix>.<n>.<fact>
-ROW_COLUMNS = {**{f"{k}_ms_median": f"{k}_ms" for k in ("sync", "piped",
-                                                         "cublas")},
-               **{c: c for c in ("sync_gflops", "piped_gflops",
-                                 "cublas_gflops", "sync_pct_cublas",
-                                 "piped_pct_cublas", "identical", "blocks",
-                                 "waves")},
-               "piped_over_sync": "ratio", "piped_mhz": "mhz"}
+ROW_COLUMNS = {c: c.replace("_median", "") for c in (
+    "sync_ms_median", "piped_ms_median", "cublas_ms_median", "sync_gflops",
+    "piped_gflops", "cublas_gflops", "sync_pct_cublas", "piped_pct_cublas",
+    "identical", "blocks", "waves")}
+ROW_COLUMNS.update(piped_over_sync="ratio", piped_mhz="mhz")
 # provenance key of the sm_80 run CSV -> (fact, divisor)
 CARD_KEYS = {
     "sm_count": ("gpu.sm_count", 1), "regs_per_sm": ("gpu.regs_per_sm", 1),
     "smem_per_sm_bytes": ("gpu.smem_per_sm_kib", 1024),
     "l2_bytes": ("gpu.l2_mib", 2**20), "timed_launches": ("run.reps", 1),
-    "max_sm_clock_mhz": ("gpu.max_sm_clock_mhz", 1)}
+    "max_sm_clock_mhz": ("gpu.max_sm_clock_mhz", 1),
+    "basic_piped_blocks_per_sm": ("run.sm_80.blocks_per_sm", 1)}
 # kernel provenance fields: run.<arch>.<kind>_<field>
 KERNEL_KEYS = ("registers", "blocks_per_sm", "ptx_version", "binary_version")
 EXERCISE_COLUMNS = {"piped_over_sync": "ratio", "piped_smem_bytes": "smem",
@@ -70,6 +69,10 @@ STALL = re.compile(
 KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
            "matmulBlockedSync": "blocked.sync",
            "matmulBlockedPiped": "blocked.piped"}
+# warp-slices of one launch at N = 2048: (N/64)^2 blocks of 8 warps, each
+# over N/16 K-slices (the lesson's tile)
+WARP_SLICES_2048 = (2048 // 64) ** 2 * 8 * (2048 // 16)
+OPCODES = ("FFMA", "LDS", "SYNCS", "ARRIVES", "LDGSTS", "LDG", "STS", "BAR")
 
 
 class EvidenceError(Exception):
@@ -107,19 +110,10 @@ def rows_facts(path, prefix, sizes, facts, pair="basic"):
     return meta
 
 
-def clocks(paths):
-    """Every SM clock (MHz) sampled during timing in those CSVs at paths
-    that are run CSVs (with clock columns)."""
-    seen = []
-    for path in [p for p in paths if "sync_mhz" in read(p)]:
-        for row in read_csv(path)[1]:
-            seen += [row[c] for c in ("sync_mhz", "piped_mhz", "cublas_mhz")
-                     if row[c] > 0]
-    return seen
-
-
 def run_facts(pre, facts):
-    """The lesson's pair in both builds, the card, the kernels."""
+    """The lesson's pair in both builds and with a cold L2, the card, the
+    kernels, the SM clocks sampled in every run CSV, and piped/sync at
+    N = 2048 over the run and the separate processes."""
     for arch in ("sm_80", "sm_90"):
         meta = rows_facts(f"{pre}-run-{arch}.csv", f"run.{arch}",
                           (512, 1024, 2048, 4096), facts)
@@ -131,12 +125,19 @@ def run_facts(pre, facts):
             for key, (name, div) in CARD_KEYS.items():
                 value = litlib.number(meta[key])
                 facts[name] = value if div == 1 else value / div
-            facts["run.sm_80.blocks_per_sm"] = facts[
-                "run.sm_80.piped_blocks_per_sm"]
-    seen = clocks(sorted(glob.glob(f"{pre}-*.csv")))
+    seen = [row[c] for p in sorted(glob.glob(f"{pre}-*.csv"))
+            if "sync_mhz" in read(p) for row in read_csv(p)[1]
+            for c in ("sync_mhz", "piped_mhz", "cublas_mhz") if row[c] > 0]
     if not seen:
         raise EvidenceError(f"{pre}-*.csv: no SM clock sampled")
     facts["clock.min_mhz"], facts["clock.max_mhz"] = min(seen), max(seen)
+    ratios = [facts["run.sm_80.2048.ratio"]] + repeated(
+        sorted(glob.glob(f"{pre}-spread-*.csv")), 2048, "piped_over_sync",
+        f"{pre}-spread-*.csv")
+    facts["spread.2048.runs"] = len(ratios)
+    facts["spread.2048.ratio_min"], facts["spread.2048.ratio_max"] = (
+        min(ratios), max(ratios))
+    rows_facts(f"{pre}-cold.csv", "cold", (512, 1024, 2048, 4096), facts)
 
 
 def repeated(paths, n, column, path_desc, pair="basic"):
@@ -146,36 +147,14 @@ def repeated(paths, n, column, path_desc, pair="basic"):
     return [row_for(read_csv(p)[1], n, p, pair)[column] for p in paths]
 
 
-def spread_facts(pre, facts):
-    """piped/sync at N = 2048 over the run and the separate processes."""
-    ratios = [facts["run.sm_80.2048.ratio"]] + repeated(
-        sorted(glob.glob(f"{pre}-spread-*.csv")), 2048, "piped_over_sync",
-        f"{pre}-spread-*.csv")
-    facts["spread.2048.runs"] = len(ratios)
-    facts["spread.2048.ratio_min"], facts["spread.2048.ratio_max"] = (
-        min(ratios), max(ratios))
-
-
-def residency_facts(pre, facts):
-    """The residency dial: median and range of piped/sync per setting (the
-    control, 4, once; residency.runs counts the processes of the others)."""
-    median_facts(pre, "residency", ("4", "1", "2", "natural"),
-                 (1024, 2048, 4096), "residency", facts)
-    for setting in ("1", "2", "natural", "4"):
-        meta = read_csv(sorted(glob.glob(
-            f"{pre}-residency-{setting}-*.csv"))[0])[0]
-        facts[f"residency.{setting}.blocks_per_sm"] = litlib.number(
-            meta["basic_piped_blocks_per_sm"])
-
-
-def median_facts(pre, stem, settings, sizes, prefix, facts):
+def median_facts(pre, stem, settings, sizes, facts):
     """Median and range of piped/sync (and the median times) over the
     processes of <pre>-<stem>-<setting>-<i>.csv, as
-    <prefix>.<setting>.<n>.{ratio,ratio_min,ratio_max,sync_ms,piped_ms}."""
+    <stem>.<setting>.<n>.{ratio,ratio_min,ratio_max,sync_ms,piped_ms}."""
     for setting in settings:
         paths = sorted(glob.glob(f"{pre}-{stem}-{setting}-*.csv"))
         for n in sizes:
-            b = f"{prefix}.{setting}.{n}"
+            b = f"{stem}.{setting}.{n}"
             for col, name in (("piped_over_sync", "ratio"),
                               ("sync_ms_median", "sync_ms"),
                               ("piped_ms_median", "piped_ms")):
@@ -184,67 +163,28 @@ def median_facts(pre, stem, settings, sizes, prefix, facts):
                 if name == "ratio":
                     facts[b + ".ratio_min"], facts[b + ".ratio_max"] = (
                         min(got), max(got))
-        facts[f"{prefix}.runs"] = len(paths)
+        facts[f"{stem}.runs"] = len(paths)
 
 
-def mechanism_facts(pre, facts):
-    """The thread-scope solution at 1, 2 and natural blocks per SM, and the
-    depths 2, 3, 4 in three processes each."""
+def process_facts(pre, facts):
+    """Runs repeated in separate processes: the residency dial (the control,
+    4, once; residency.runs counts the processes of the others), the
+    thread-scope solution at 1, 2 and natural blocks per SM, depths 2-4."""
+    median_facts(pre, "residency", ("4", "1", "2", "natural"),
+                 (1024, 2048, 4096), facts)
+    for setting in ("1", "2", "natural", "4"):
+        meta = read_csv(sorted(glob.glob(
+            f"{pre}-residency-{setting}-*.csv"))[0])[0]
+        facts[f"residency.{setting}.blocks_per_sm"] = litlib.number(
+            meta["basic_piped_blocks_per_sm"])
     median_facts(pre, "mechanism", ("1", "2", "natural"), (1024, 2048, 4096),
-                 "mechanism", facts)
-    median_facts(pre, "stages", ("2", "3", "4"), (2048,), "stages", facts)
-    for s in (3, 4):
-        rows_facts(f"{pre}-blocked-stages-{s}.csv", f"blocked.s{s}",
-                   (2048, 4096), facts, "blocked")
-    rows_facts(f"{pre}-blocked-libcu-b1.csv", "blocked.libcu_b1",
-               (2048, 4096), facts, "blocked")
-
-
-# warp-slices of one launch at N = 2048: (N/64)^2 blocks of 8 warps, each
-# over N/16 K-slices (the lesson's tile)
-WARP_SLICES_2048 = (2048 // 64) ** 2 * 8 * (2048 // 16)
-OPCODES = ("FFMA", "LDS", "SYNCS", "ARRIVES", "LDGSTS", "LDG", "STS", "BAR")
-
-
-def opcode_facts(pre, facts):
-    """Executed warp instructions per SASS opcode of the lesson's pair at
-    N = 2048, and the difference between the kernels per warp-slice."""
-    path = f"{pre}-ncu-opcodes.txt"
-    header, rows = ncu_table(path)
-    col = header.index("sass__inst_executed_per_opcode")
-    counts = {}
-    for r in rows:
-        kernel = r[header.index("Kernel Name")].split("(")[0] \
-            if len(r) == len(header) else ""
-        if kernel in ("matmulTileSync", "matmulTilePiped"):
-            counts[kernel] = {m.group(1): int(m.group(2).replace(",", ""))
-                              for m in re.finditer(r"([A-Z0-9]+): ([\d,]+)",
-                                                   r[col])}
-    if set(counts) != {"matmulTileSync", "matmulTilePiped"}:
-        raise EvidenceError(f"{path}: want both kernels of the lesson")
-    for kernel, ops in counts.items():
-        b = f"ncu.basic.{KERNELS[kernel].split('.')[1]}.op."
-        for op in OPCODES:
-            facts[b + op.lower()] = ops.get(op, 0)
-        facts[b + "total"] = sum(ops.values())
-    sync, piped = counts["matmulTileSync"], counts["matmulTilePiped"]
-    facts["ncu.basic.warp_slices"] = WARP_SLICES_2048
-    facts["ncu.basic.extra_per_warp_slice"] = (
-        sum(piped.values()) - sum(sync.values())) / WARP_SLICES_2048
-    facts["ncu.basic.piped.syncs_per_warp_slice"] = (
-        piped.get("SYNCS", 0) / WARP_SLICES_2048)
-    facts["ncu.basic.extra_other_per_warp_slice"] = (
-        sum(v for k, v in piped.items() if k not in OPCODES) -
-        sum(v for k, v in sync.items() if k not in OPCODES)) / WARP_SLICES_2048
-
-
-def cold_facts(pre, facts):
-    """--cold-l2: the lesson's pair at N = 512 .. 4096."""
-    rows_facts(f"{pre}-cold.csv", "cold", (512, 1024, 2048, 4096), facts)
+                 facts)
+    median_facts(pre, "stages", ("2", "3", "4"), (2048,), facts)
 
 
 def blocked_facts(pre, facts):
-    """The register-blocked pair: sizes, spread, 1 block/SM, libcu++."""
+    """The register-blocked pair: sizes, spread, 1 block/SM, libcu++,
+    depths 3 and 4."""
     meta = rows_facts(f"{pre}-blocked.csv", "blocked",
                       (1024, 2048, 4096, 8192), facts, "blocked")
     facts["blocked.stages"] = litlib.number(meta["stages"])
@@ -264,10 +204,12 @@ def blocked_facts(pre, facts):
                 paths, n, col, f"{pre}-blocked-spread", "blocked")
             b = f"blocked.spread.{n}.{name}"
             facts[b + "_min"], facts[b + "_max"] = min(got), max(got)
-    rows_facts(f"{pre}-blocked-b1.csv", "blocked.b1", (2048, 4096), facts,
-               "blocked")
-    rows_facts(f"{pre}-blocked-libcu.csv", "blocked.libcu", (4096,), facts,
-               "blocked")
+    for stem, name, sizes in (
+            ("b1", "b1", (2048, 4096)), ("libcu", "libcu", (4096,)),
+            ("stages-3", "s3", (2048, 4096)), ("stages-4", "s4", (2048, 4096)),
+            ("libcu-b1", "libcu_b1", (2048, 4096))):
+        rows_facts(f"{pre}-blocked-{stem}.csv", f"blocked.{name}", sizes,
+                   facts, "blocked")
 
 
 def exercise_facts(pre, facts):
@@ -290,13 +232,14 @@ def sass_facts(pre, facts):
         raise EvidenceError(f"{pre}-sass.txt: expected 12 LDGSTS counts, "
                             f"found {len(rows)}")
     for build, kernel, count in rows:
-        name = SASS_NAMES[kernel]
-        facts[f"gpu.sass.{build.replace('-', '_')}.{name}.ldgsts"] = \
-            int(count)
+        facts[f"gpu.sass.{build.replace('-', '_')}.{SASS_NAMES[kernel]}"
+              ".ldgsts"] = int(count)
 
 
 def sanitizer_facts(pre, facts):
-    """Errors per compute-sanitizer tool over every kernel at N = 256."""
+    """Errors per compute-sanitizer tool over every kernel at N = 256;
+    the synccheck experiment's reports per kernel file, and identity in
+    plain runs."""
     text = read(f"{pre}-sanitizer.txt")
     for block in re.split(r"^---- compute-sanitizer --tool ", text,
                           flags=re.M)[1:]:
@@ -310,10 +253,6 @@ def sanitizer_facts(pre, facts):
                if f"sanitizer.{t}.errors" not in facts]
     if missing:
         raise EvidenceError(f"{pre}-sanitizer.txt: no run of {missing}")
-
-
-def synccheck_facts(pre, facts):
-    """The experiment: reports per kernel file, and identity in plain runs."""
     text = read(f"{pre}-synccheck.txt")
     m = re.search(r"N = \d+: \d+ blocks of \d+ threads, (\d+) threads", text)
     if not m:
@@ -336,7 +275,9 @@ def synccheck_facts(pre, facts):
 
 
 def ncu_facts(pre, facts):
-    """Nsight Compute's raw metrics per kernel, and what follows from them."""
+    """Nsight Compute's raw metrics per kernel and what follows from them,
+    and the lesson's pair's executed warp instructions per SASS opcode at
+    N = 2048, with the difference between the kernels per warp-slice."""
     path = f"{pre}-ncu.csv"
     header, rows = ncu_table(path)
     schedulers = facts["gpu.sm_count"] * 4
@@ -364,6 +305,33 @@ def ncu_facts(pre, facts):
     missing = [k for k in KERNELS.values() if f"ncu.{k}.cpi" not in facts]
     if missing:
         raise EvidenceError(f"{path}: no profile of {missing}")
+    path = f"{pre}-ncu-opcodes.txt"
+    header, rows = ncu_table(path)
+    col = header.index("sass__inst_executed_per_opcode")
+    counts = {}
+    for r in rows:
+        kernel = r[header.index("Kernel Name")].split("(")[0] \
+            if len(r) == len(header) else ""
+        if kernel in ("matmulTileSync", "matmulTilePiped"):
+            counts[kernel] = {m.group(1): int(m.group(2).replace(",", ""))
+                              for m in re.finditer(r"([A-Z0-9]+): ([\d,]+)",
+                                                   r[col])}
+    if set(counts) != {"matmulTileSync", "matmulTilePiped"}:
+        raise EvidenceError(f"{path}: want both kernels of the lesson")
+    for kernel, ops in counts.items():
+        b = f"ncu.{KERNELS[kernel]}.op."
+        for op in OPCODES:
+            facts[b + op.lower()] = ops.get(op, 0)
+        facts[b + "total"] = sum(ops.values())
+    sync, piped = counts["matmulTileSync"], counts["matmulTilePiped"]
+    facts["ncu.basic.warp_slices"] = WARP_SLICES_2048
+    facts["ncu.basic.extra_per_warp_slice"] = (
+        sum(piped.values()) - sum(sync.values())) / WARP_SLICES_2048
+    facts["ncu.basic.piped.syncs_per_warp_slice"] = (
+        piped.get("SYNCS", 0) / WARP_SLICES_2048)
+    facts["ncu.basic.extra_other_per_warp_slice"] = (
+        sum(v for k, v in piped.items() if k not in OPCODES) -
+        sum(v for k, v in sync.items() if k not in OPCODES)) / WARP_SLICES_2048
 
 
 def pitfall_facts(pre, facts):
@@ -394,10 +362,8 @@ def facts_for(pre):
              "gpu.driver": stamp["driver"], "gpu.toolkit": toolkit,
              "gpu.date": stamp["date_utc"][:10],
              "gpu.source_hash": stamp["source_sha256"][:12]}
-    for reader in (run_facts, spread_facts, residency_facts, cold_facts,
-                   blocked_facts, exercise_facts, mechanism_facts,
-                   opcode_facts, sass_facts, sanitizer_facts,
-                   synccheck_facts, ncu_facts, pitfall_facts):
+    for reader in (run_facts, process_facts, blocked_facts, exercise_facts,
+                   sass_facts, sanitizer_facts, ncu_facts, pitfall_facts):
         reader(pre, facts)
     wall = re.search(r"make run wall time: (\d+) ms",
                      read(f"{pre}-run-default.txt"))

@@ -62,14 +62,11 @@ def expand_braces(name, desc):
     groups = [p[1:-1].split(",") for p in parts[1::2]]
     if any("" in alt for alt in groups):
         raise GatherError(f"empty alternative in schema name {name!r}")
-    out = []
-    for choice in itertools.product(*groups):
-        n = "".join(p if i % 2 == 0 else choice[i // 2]
-                    for i, p in enumerate(parts))
-        d = re.sub(r"\{(\d+)\}", lambda m: choice[int(m.group(1)) - 1]
-                   if 0 < int(m.group(1)) <= len(choice) else m.group(0), desc)
-        out.append((n, d))
-    return out
+    template = "{}".join(parts[0::2])   # no brace outside the groups
+    return [(template.format(*c), re.sub(
+        r"\{(\d+)\}", lambda m: c[int(m.group(1)) - 1]
+        if 0 < int(m.group(1)) <= len(c) else m.group(0), desc))
+        for c in itertools.product(*groups)]
 
 
 def check_format(fmt):

@@ -33,13 +33,10 @@ set xrange [400:10000]
 set yrange [0:*]
 set grid ytics lc rgb "#dddddd"
 set style data linespoints
-plot in every ::1 using 1:($6/1000) lw 2 pt 9 ps 1.1 lc rgb "#555555" \
-       title "cuBLAS SGEMM (FP32, pedantic)", \
-     in every ::1 using 1:($5/1000) lw 2 pt 7 ps 1.1 lc rgb "#1b6ac9" \
-       title "matmulBlockedPiped", \
-     in every ::1 using 1:($4/1000) lw 2 pt 5 ps 1.1 lc rgb "#7a4fb0" \
-       title "matmulBlockedSync", \
-     in every ::1 using 1:($3/1000) lw 2 pt 13 ps 1.1 lc rgb "#1d8a5a" \
-       title "matmulTilePiped", \
-     in every ::1 using 1:($2/1000) lw 2 pt 11 ps 1.1 lc rgb "#d9541e" \
-       title "matmulTileSync"
+array colour[5] = ["#555555", "#1b6ac9", "#7a4fb0", "#1d8a5a", "#d9541e"]
+array point[5] = [9, 7, 5, 13, 11]
+array label[5] = ["cuBLAS SGEMM (FP32, pedantic)", "matmulBlockedPiped", \
+                  "matmulBlockedSync", "matmulTilePiped", "matmulTileSync"]
+# columns 6 (cuBLAS) down to 2 (matmulTileSync)
+plot for [i=1:5] in every ::1 using 1:(column(7 - i)/1000) lw 2 pt point[i] \
+       ps 1.1 lc rgb colour[i] title label[i]

@@ -3,14 +3,11 @@
 Usage: python3 -m tools.plots.plot NAME EVIDENCE_PREFIX OUTDIR
 
 NAME is gflops, residency or stages; EVIDENCE_PREFIX is the GPU's
-evidence prefix (evidence/gpu-h200). Writes, each through a temporary file:
-  OUTDIR/NAME.values.tsv  the plotted numbers, one header line of labels
-                          then one row per point (the page shows them as
-                          the plot's text alternative);
-  OUTDIR/NAME.svg         the wide drawing (laptops) and
-  OUTDIR/NAME-narrow.svg  the narrow one (phones), both drawn by gnuplot
-                          from NAME.values.tsv with tools/plots/NAME.gp,
-                          then restyled for the page by svg_for_page.
+evidence prefix (evidence/gpu-h200). Writes, each through a temporary file,
+OUTDIR/NAME.values.tsv (the plotted numbers: a header line of labels, then
+a row per point; the page shows them as the plot's text alternative) and,
+drawn from it by gnuplot with tools/plots/NAME.gp and restyled for the page
+by svg_for_page, OUTDIR/NAME.svg (wide, laptops) and NAME-narrow.svg (phones).
 Without the evidence (no GPU run yet) both drawings are placeholders that
 say so, with a warning, so the page still builds. Values are as measured;
 nothing here rounds a number the page prints.
@@ -47,17 +44,15 @@ def gflops_table(pre):
     out = []
     for n in sorted(set(basic) | set(blocked)):
         b, k = basic.get(n), blocked.get(n)
-        cublas = (b or k)["cublas_gflops"]
         out.append([n] + [r[c] if r else "?" for r, c in (
             (b, "sync_gflops"), (b, "piped_gflops"), (k, "sync_gflops"),
-            (k, "piped_gflops"))] + [cublas])
+            (k, "piped_gflops"))] + [(b or k)["cublas_gflops"]])
     return head, out
 
 
 def over_processes(pattern, n):
-    """(median, min, max) of piped/sync at n over the CSVs matching
-    pattern (one per process, read as gpu_facts reads them), and the first
-    one's metadata."""
+    """(median, min, max) of piped/sync at n over the CSVs matching pattern
+    (one per process, read by gpu_facts), and the first one's metadata."""
     paths = sorted(glob.glob(pattern))
     if not paths:   # no evidence yet: main draws a placeholder
         raise FileNotFoundError(f"{pattern}: no CSV")
@@ -131,9 +126,8 @@ def main(argv):
         print(__doc__.splitlines()[2], file=sys.stderr)
         return 2
     name, pre, outdir = argv
-    wide = os.path.join(outdir, name + ".svg")
-    narrow = os.path.join(outdir, name + "-narrow.svg")
-    values = os.path.join(outdir, name + ".values.tsv")
+    wide, narrow, values = (os.path.join(outdir, name + end) for end in (
+        ".svg", "-narrow.svg", ".values.tsv"))
     try:
         head, table = TABLES[name](pre)
         meta = litlib.read_stamp(litlib.read_text(f"{pre}-run-sm_80.csv"))

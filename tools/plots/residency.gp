@@ -2,8 +2,7 @@
 # range over the processes, from residency.values.tsv (tools/plots/plot.py:
 # blocks per SM, then median, min and max of piped/sync for cuda::pipeline
 # and the thread-scope loop at N = 2048, then the same at N = 4096).
-# gnuplot -e "in='residency.values.tsv'; out='OUT.svg'; gpu='NVIDIA H200';
-#             narrow=0" tools/plots/residency.gp   (narrow: see gflops.gp)
+# Run it as gflops.gp says, with in='residency.values.tsv'.
 if (!exists("narrow")) narrow = 0
 if (narrow) {
     set terminal svg size 360,440 dynamic font "sans,13" background "white"

@@ -1,8 +1,7 @@
 # piped/sync and shared memory per block against the pipeline depth, from
 # stages.values.tsv (tools/plots/plot.py: stages; median, min and max of
 # piped/sync at N = 2048 over the processes; shared memory per block, bytes).
-# gnuplot -e "in='stages.values.tsv'; out='OUT.svg'; gpu='NVIDIA H200';
-#             narrow=0" tools/plots/stages.gp   (narrow: see gflops.gp)
+# Run it as gflops.gp says, with in='stages.values.tsv'.
 if (!exists("narrow")) narrow = 0
 if (narrow) {
     set terminal svg size 360,440 dynamic font "sans,13" background "white"
@@ -11,7 +10,6 @@ if (narrow) {
     set ylabel "piped / sync"
     set y2label "shared memory per block (KiB)"
     set title sprintf("Pipeline depth, %s", gpu)
-    set label "48 KiB static limit" at first 1.6, second 50.3 tc rgb "#aa0000"
     set lmargin 8
     set rmargin 7
 } else {
@@ -21,8 +19,8 @@ if (narrow) {
     set ylabel "piped / sync (median times; below 1: pipeline faster)"
     set y2label "static shared memory per block (KiB)"
     set title sprintf("Pipeline depth on %s", gpu)
-    set label "48 KiB static limit" at first 1.6, second 50.3 tc rgb "#aa0000"
 }
+set label "48 KiB static limit" at first 1.6, second 50.3 tc rgb "#aa0000"
 set output out
 set datafile separator "\t"
 set termoption noenhanced

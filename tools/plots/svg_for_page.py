@@ -37,9 +37,8 @@ def hex_colour(value):
     v = value.strip().lower()
     if v in NAMED:
         return NAMED[v]
-    m = re.fullmatch(r"#([0-9a-f]{6})", v)
-    if m:
-        return "#" + m.group(1)
+    if re.fullmatch(r"#[0-9a-f]{6}", v):
+        return v
     m = re.fullmatch(r"#([0-9a-f])([0-9a-f])([0-9a-f])", v)
     if m:
         return "#" + "".join(c * 2 for c in m.groups())
@@ -74,7 +73,7 @@ def restyle(root, prefix):
             value = "#%s-%s" % (prefix, value[1:])
         return value
 
-    first_rect = next((el for el in root.iter("{%s}rect" % SVG)), None)
+    first_rect = next(root.iter("{%s}rect" % SVG), None)
     taken = set()
     for el in root.iter():
         if el.get("id"):
@@ -132,8 +131,7 @@ def main(argv):
     restyle(root, prefix)
     tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        f.write(ET.tostring(root, encoding="unicode"))
-        f.write("\n")
+        f.write(ET.tostring(root, encoding="unicode") + "\n")
     os.replace(tmp, out)
     return 0
 
