@@ -66,32 +66,6 @@ def test_pandoc_reads_the_facts(tmp_path):
         set(doc["facts"])
 
 
-@pytest.mark.parametrize("label,edit,expect", [
-    ("a list value", lambda o: o["facts"].update(
-        {"ptx.sm80.sync.total": [1]}), "a list"),
-    ("a sentence", lambda o: o["facts"].update({"compile.nvcc_version":
-     "this is a whole sentence of prose, not a value"}), "short token"),
-    ("a derived name", lambda o: o["facts"].update({"smem.stages2": 1}),
-     "derived"),
-    ("another producer's fact", lambda o: o["facts"].update(
-        {"gpu.name": "x"}), "is gpu, not compile"),
-    ("a bad meta.kind", lambda o: o["meta"].update({"kind": "guess"}),
-     "meta.kind"),
-    ("no source hash", lambda o: o["meta"].pop("source_sha256"),
-     "source_sha256"),
-    ("a value that does not fit its format", lambda o: o["facts"].update(
-        {"ptxas.sm80.s2.piped.smem": "many"}), "does not fit")])
-def test_malformed_evidence_fails(tmp_path, label, edit, expect):
-    """Malformed evidence fails with a message that says what is wrong."""
-    obj = json.loads(litlib.read_text(os.path.join(
-        FIX, "good", "evidence", "compile.facts.json")))
-    edit(obj)
-    (tmp_path / "ev").mkdir()
-    (tmp_path / "ev" / "x.facts.json").write_text(json.dumps(obj))
-    p, _, _ = gather_case(tmp_path, "bad", evidence=str(tmp_path / "ev"))
-    assert p.returncode == 1 and expect in p.stderr, (label, p.stderr)
-
-
 @pytest.mark.parametrize("line,expect", [
     ("a.b\tcompile\t{:.1f\td", "format"), ("a.b\tcompile\t{}{}\td", "one {}"),
     ("a.{b,}\tcompile\t-\td", "empty alternative"),
