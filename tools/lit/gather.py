@@ -5,8 +5,8 @@ Usage: python3 -m tools.lit.gather --schema SCHEMA.tsv --evidence DIR
            [--token-hash FILE --same-text SOURCES.tsv]
 
 SCHEMA: NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION lines; PRODUCER a
-meta.kind, "derived" or "=OTHER" (an old name showing fact OTHER); {a,b} in
-NAME gives one line per choice, named by {1}, {2}... in the other fields.
+meta.kind or "derived"; {a,b} in NAME gives one line per choice, named by
+{1}, {2}... in the other fields.
 DIR/*.facts.json: {"meta": {"kind", "source_sha256", "date", "transcript",
 ...}, "facts": {name: unrounded number, boolean or one-line token of at
 most MAX_WORDS words}}. MODULE's derive(facts, evidence) returns {name:
@@ -112,10 +112,6 @@ def read_schema(path):
             schema[name] = Entry(producer, fmt, d)
     if not schema:
         raise GatherError(f"{path}: the schema lists no fact")
-    for name, e in schema.items():
-        if e.producer.startswith("=") and e.producer[1:] not in schema:
-            raise GatherError(f"{path}: {name!r} shows {e.producer[1:]!r}, "
-                              "which the schema lacks")
     return schema
 
 
@@ -151,8 +147,7 @@ def load_evidence(path, schema, current, raw=None):
             meta.get(k, "").strip() for k in ("kind", "source_sha256", "date")):
         raise GatherError(f"{path}: meta.kind, .source_sha256 and .date must "
                           "be there, and every meta value a string")
-    kinds = {e.producer for e in schema.values()
-             if e.producer != DERIVED and not e.producer.startswith("=")}
+    kinds = {e.producer for e in schema.values() if e.producer != DERIVED}
     if meta["kind"] not in kinds:
         raise GatherError(f"{path}: meta.kind is {meta['kind']!r}, not one "
                           f"of {', '.join(sorted(kinds))}")
@@ -270,8 +265,6 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
     for n in notes:
         print("gather: note: " + n, file=log)
     add_derived(derive, facts, evidence, schema)
-    facts.update({n: facts[e.producer[1:]] for n, e in schema.items()
-                  if e.producer.startswith("=") and e.producer[1:] in facts})
     shown = {n: {"text": show(f.value, schema[n].fmt, n),
                  "from": ", ".join(f.sources), "stale": f.stale}
              for n, f in sorted(facts.items())}
