@@ -386,7 +386,7 @@ GPU := $(patsubst %-run-sm_80.csv,%,$(firstword \
 PLOT_NAMES := gflops residency stages
 PLOTS := $(PLOT_NAMES:%=build/plots/%.svg)
 PLOT_TOOLS := tools/plots/plot.py tools/plots/svg_for_page.py \
-              tools/lit/litlib.py
+              tools/lit/litlib.py tools/plots/common.gp
 $(foreach p,$(PLOT_NAMES),$(eval build/plots/$(p).svg \
   build/plots/$(p)-narrow.svg build/plots/$(p).values.tsv &: \
   tools/plots/$(p).gp $(PLOT_TOOLS) $(wildcard $(GPU)-*.csv) ; \

@@ -23,15 +23,12 @@ if (narrow) {
     set ylabel "TFLOP/s (median of the timed launches)"
     set title sprintf("FP32 GEMM on %s, -arch=sm_80 build", gpu)
 }
-set output out
-set datafile separator "\t"
+load "tools/plots/common.gp"
 set datafile missing "?"
-set termoption noenhanced
 set logscale x 2
 set xtics ("512" 512, "1024" 1024, "2048" 2048, "4096" 4096, "8192" 8192)
 set xrange [400:10000]
 set yrange [0:*]
-set grid ytics lc rgb "#dddddd"
 set style data linespoints
 array colour[5] = ["#555555", "#1b6ac9", "#7a4fb0", "#1d8a5a", "#d9541e"]
 array point[5] = [9, 7, 5, 13, 11]

@@ -19,15 +19,12 @@ if (narrow) {
     set ylabel "piped / sync (median; below 1: pipeline faster)"
     set title sprintf("The pipeline's gain against residency, %s", gpu)
 }
-set output out
-set datafile separator "\t"
-set termoption noenhanced
+load "tools/plots/common.gp"
 set xrange [0.5:4.5]
 # The last row is the natural residency: its tick says so.
 set xtics () nomirror
 set yrange [0.5:1.05]
 set format y "%.2f"
-set grid ytics lc rgb "#dddddd"
 set arrow from 0.5,1 to 4.5,1 nohead dt 2 lc rgb "#888888"
 plot in every ::1 using 1:2:3:4:xtic(sprintf(column(0) < 2 ? "%d" : \
        "%d (natural)", $1)) with yerrorlines lw 2 pt 7 ps 1.1 \

@@ -21,9 +21,7 @@ if (narrow) {
     set title sprintf("Pipeline depth on %s", gpu)
 }
 set label "48 KiB static limit" at first 1.6, second 50.3 tc rgb "#aa0000"
-set output out
-set datafile separator "\t"
-set termoption noenhanced
+load "tools/plots/common.gp"
 set xrange [1.5:4.5]
 set xtics 1
 set y2tics
@@ -31,7 +29,6 @@ set ytics nomirror
 set yrange [0.85:1.05]
 set y2range [0:60]
 set format y "%.2f"
-set grid ytics lc rgb "#dddddd"
 set arrow from 1.5,1 to 4.5,1 nohead dt 2 lc rgb "#888888"
 set arrow from first 1.5, second 48 to first 4.5, second 48 nohead dt 3 \
     lc rgb "#aa0000"
