@@ -3,9 +3,8 @@
 # targets. Everything under build/ (and site/index.html) is generated.
 
 # ---- what a user may set ----------------------------------------------------
-# Only on the command line (make ARCH=sm_90): these, and nvcc's variables,
-# are ignored, with a note, when they come from the environment (ARCH=x86_64
-# set for other builds), so a user's environment never changes the build.
+# Only on the command line (make ARCH=sm_90): from the environment, these
+# and nvcc's variables are ignored with a note, so it never changes a build.
 USER_VARS := NVCC ARCH STAGES CC CFLAGS NVCCFLAGS NVCCFLAGS_EXTRA LDFLAGS \
   LDLIBS RUN_ARGS JOBS PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY \
   CHROMIUM CHROMEDRIVER CUOBJDUMP NVDISASM CHECK_CU CHECK_DEPS CHECK_DIR \
@@ -38,14 +37,9 @@ EXERCISE  ?= student
 JOBS      ?= 4
 # The system Python, with Debian's python3-pygments and python3-pytest.
 PYTHON    ?= $(or $(wildcard /usr/bin/python3),python3)
-NOTANGLE  ?= notangle
-NOROOTS   ?= noroots
-NOWEAVE   ?= noweave
-PANDOC    ?= pandoc
-GNUPLOT   ?= gnuplot
-TIDY      ?= tidy
-CHROMIUM  ?= chromium
-CHROMEDRIVER ?= chromedriver
+$(foreach v,NOTANGLE=notangle NOROOTS=noroots NOWEAVE=noweave PANDOC=pandoc \
+  GNUPLOT=gnuplot TIDY=tidy CHROMIUM=chromium CHROMEDRIVER=chromedriver,\
+  $(eval $(subst =, ?= ,$v)))
 # Looked for once, when first needed (tools/compile/find-tool.sh).
 CUOBJDUMP ?= $(eval CUOBJDUMP := $$(shell $(FIND_TOOL) cuobjdump))$(CUOBJDUMP)
 NVDISASM  ?= $(eval NVDISASM := $$(shell $(FIND_TOOL) nvdisasm))$(NVDISASM)
@@ -66,8 +60,7 @@ $(call refuse,NVCC,$(if $(findstring $$,$(NVCC)),'',*),nvcc fails from a \
   folder whose name holds a $$: link the toolkit elsewhere)
 
 # ---- flags the program needs: added where used, never a user's to replace ---
-# After the user's flags, so that they win. The C compiler links (with its
-# OpenMP runtime) the CUDA libraries.
+# After the user's flags, so that they win; the C compiler links.
 NVCC_NEEDS := -std=c++17 $(if $(filter 1,$(ALLOW_DEEP_PIPELINE)),\
               -DALLOW_DEEP_PIPELINE)
 CC_NEEDS   := -std=c11 -fopenmp
@@ -75,9 +68,9 @@ LINK_NEEDS := -L$(call sq,$(CUDA_HOME)/lib64) -lcublas -lcudart_static -ldl \
               -lrt -lpthread -lstdc++ -lm
 # What make check compiles, it compiles with every warning an error.
 WERROR     := -Werror all-warnings
-# Compile commands, kept in files rewritten when they change: what they
-# compile depends on them, so another compiler or other flags rebuild it.
-same = $(and $(findstring x$1x,x$2x),$(findstring x$2x,x$1x))
+# Compile commands, in files rewritten on change: other flags rebuild.
+changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
+  x$(file <$2)x,x$($1)x)),,FORCE)# FORCE unless file $2 holds variable $1
 CC_CMD   := $(CC) $(CFLAGS) $(CC_NEEDS) $(LDFLAGS) $(LDLIBS)
 NVCC_CMD := $(NVCC) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA)
 
@@ -94,18 +87,15 @@ NW      := day74.nw
 # The program: its files are the downloads.
 PROGRAM := pipelined_gemm.cu blocked_gemm.cu kernels.h harness.h harness.c \
            main.c
-# Kernel files that link with the harness, each a root NAME.cu giving the
-# binary build/<ARCH>-<STAGES>stages/NAME: one more name here adds one.
-# Those in KERNELS replace pipelined_gemm.cu and link with blocked_gemm.o;
-# those in BLOCKED_KERNELS replace blocked_gemm.cu and link with
-# pipelined_gemm.o.
+# Kernel files, each a root NAME.cu giving build/<ARCH>-<STAGES>stages/NAME:
+# KERNELS replace pipelined_gemm.cu (and link blocked_gemm.o), BLOCKED_KERNELS
+# blocked_gemm.cu (and link pipelined_gemm.o).
 KERNELS := pipelined_gemm pitfalls/wrong-stage pitfalls/barrier-for-wait \
            pitfalls/unmatched-commit exercises/solution \
            experiments/barrier-async-arrive \
            experiments/barrier-wait-then-arrive experiments/pipeline-wait-all
 BLOCKED_KERNELS := experiments/blocked-cuda-pipeline
-# The exercise's file, built only by make exercise-check: until the student
-# writes it, it must not compile.
+# The exercise's file, built only by make exercise-check (unwritten, it fails).
 STUDENT := exercises/student
 # Roots that must not compile (the pitfalls say why).
 REFUSED := pitfalls/misaligned-copy
@@ -142,19 +132,16 @@ build/.deps-ok: tools/setup.sh tools/compile/find-tool.sh
 	@mkdir -p build && touch $@
 
 # ---- tangle -----------------------------------------------------------------
-# Each root twice: with #line directives (what the compilers read, so their
-# messages name day74.nw's lines) and clean (what objects depend on and what
-# readers download: its timestamp moves only when the code changes, so a
-# prose edit recompiles nothing). The stamp build/tangle.mk, touched each
-# time, is an included makefile: make brings it up to date first (even for
-# -n and -q), then reads every time afresh, so after any make, -q agrees.
+# Each root twice: with #line directives (compilers' messages name day74.nw's
+# lines) and clean (what objects depend on and readers download; a prose edit
+# leaves it as it is). The stamp build/tangle.mk, an included makefile, is
+# made first (even for -n and -q), so after any make, -q agrees.
 TANGLED := $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h \
            build/source.sha256 build/source.tokens
 ## tangle: tangle day74.nw into build/
 tangle: $(TANGLED)
 
-# The roots check, every root, and the sha256 of the clean program sources
-# that every binary and evidence file carries, each rewritten on change.
+# The roots check, the roots, and the sha256 every binary and evidence carries.
 define TANGLE
 @$(NEED) $(call sq,$(NOTANGLE)) noweb && $(NEED) $(call sq,$(NOROOTS)) noweb
 @tools/lit/tangle.sh --all $(NW) build $(ROOTS)
@@ -189,11 +176,9 @@ build/pipelined_gemm: $(BIN) $(if $(filter $(CONFIG)/pipelined_gemm,$(shell \
 
 .PHONY: FORCE
 FORCE: ; @:
-build/host/cc.cmd: $(if $(call same,$(CC_CMD),$(file <build/host/cc.cmd)),,\
-    FORCE)
+build/host/cc.cmd: $(call changed,CC_CMD,build/host/cc.cmd)
 	@mkdir -p $(@D) && printf '%s\n' $(call sq,$(CC_CMD)) > $@
-$(OBJDIR)/nvcc.cmd: $(if $(call same,$(NVCC_CMD),$(file <$(OBJDIR)/nvcc.cmd)),,\
-    FORCE)
+$(OBJDIR)/nvcc.cmd: $(call changed,NVCC_CMD,$(OBJDIR)/nvcc.cmd)
 	@mkdir -p $(@D) && printf '%s\n' $(call sq,$(NVCC_CMD)) > $@
 
 OBJS := $(BINS:%=%.o) $(OBJDIR)/blocked_gemm.o $(OBJDIR)/$(STUDENT).o
@@ -262,10 +247,9 @@ pitfalls-compile: deps $(BINS) build/$(REFUSED).cu ## no GPU: compile checks
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
 
 # ---- compile checks and compile evidence (no GPU) ---------------------------
-# Products in CHECK_DIR, one per stem ARCH-sSTAGES (blocked-ARCH-sSTAGES
-# for the blocked pair's file), compiled once; the command (X.cmd) and the
-# compiler's output are kept for the transcript. The negative-control test
-# points CHECK_CU, CHECK_BLOCKED (their _DEPS, CHECK_DIR) at variants.
+# Products in CHECK_DIR per stem ARCH-sSTAGES (blocked-ARCH-sSTAGES for the
+# blocked pair), with command and compiler output for the transcript. The
+# negative control points CHECK_CU, CHECK_BLOCKED (_DEPS, CHECK_DIR) elsewhere.
 CHECK_CU   ?= build/pipelined_gemm.cu
 CHECK_DEPS ?= build/clean/pipelined_gemm.cu build/clean/kernels.h
 CHECK_BLOCKED ?= build/blocked_gemm.cu
@@ -350,8 +334,7 @@ evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
 	  --source-hash build/source.sha256
 
 # ---- facts, plots and the page ----------------------------------------------
-# The evidence folder itself is a prerequisite: removing a facts file
-# (which changes the folder) gathers again.
+# The evidence folder is a prerequisite: removing a facts file gathers again.
 build/facts.json: $(wildcard evidence/*.facts.json) evidence \
     build/source.sha256 build/source.tokens tools/facts/schema.tsv \
     tools/facts/derive.py tools/lit/gather.py tools/lit/litlib.py \
@@ -378,9 +361,8 @@ record-sources: deps
 
 facts: build/facts.json ## gather evidence/*.facts.json for the page
 
-# The plots draw the first GPU's evidence in evidence/: each NAME gives
-# NAME.svg (wide), NAME-narrow.svg (phones) and NAME.values.tsv (its
-# numbers, which the page tests find in the tables the figure names).
+# Plots of the first GPU's evidence: NAME.svg, NAME-narrow.svg (phones) and
+# NAME.values.tsv (numbers the page tests find in the tables it names).
 GPU := $(patsubst %-run-sm_80.csv,%,$(firstword \
          $(wildcard evidence/gpu-*-run-sm_80.csv)))
 PLOT_NAMES := gflops residency stages
@@ -422,8 +404,7 @@ site/downloads/source_hash.h: build/source_hash.h
 # ---- make check: every test that needs no GPU, all listed here --------------
 CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
           format-check tangle-test robust-test exercise-check-solution
-# A group whose tools are missing is skipped, naming what to install
-# (NEEDS_<group>: COMMAND PACKAGE HOW triples).
+# A group missing NEEDS_<group> (COMMAND PACKAGE HOW triples) is skipped.
 NEEDS_compile-test = $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip \
   $(call sq,$(NVDISASM)) nvidia-cuda-nvdisasm pip
 NEEDS_page-test = $(call sq,$(TIDY)) tidy apt $(call sq,$(CHROMIUM)) \
@@ -480,8 +461,6 @@ site-check: site $(PAGE_TEST)
 	@echo "site-check: screenshots (375 and 1280 px, light and dark) and" \
 	  "print.pdf in build/page/"
 
-# Every clean tangle but the student's (which the student writes): at most
-# 80 columns, and as clang-format writes it (#pragma indentation aside).
 FORMATTED := $(filter-out %/$(STUDENT).cu,$(ROOTS:%=build/clean/%))
 format-check: $(FORMATTED) ## tangles: <= 80 columns, clang-format clean
 	@$(NEED) clang-format-14 clang-format-14

@@ -1,62 +1,49 @@
-"""Fixtures and helpers of the Python tests, run from the module's root
-(so `tools` imports as a package)."""
+"""Helpers of the Python tests and their --bin option, run from the module's
+root (so `tools` imports as a package)."""
 
 import os
 import shutil
 import subprocess
 
-import pytest
-
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
 # Our makes run as a user's would: without the calling make's jobserver,
 # flags, tool paths and JOBS.
-MAKE_ENV = {k: v for k, v in os.environ.items() if k not in
-            ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
-             "GNUMAKEFLAGS", "NVCC", "PYTHON", "NOTANGLE", "NOROOTS",
-             "NOWEAVE", "PANDOC", "GNUPLOT", "TIDY", "CHROMIUM",
-             "CHROMEDRIVER", "JOBS")}
-
-
-def sources(repo=REPO):
-    """Relative paths of the working tree's files that git tracks or does
-    not ignore (never build/ or the generated page)."""
-    out = subprocess.run(["git", "-C", repo, "ls-files", "-z", "--cached",
-                          "--others", "--exclude-standard"], check=True,
-                         capture_output=True).stdout.decode()
-    return sorted(n for n in out.split("\0") if n and
-                  os.path.isfile(os.path.join(repo, n)))
+MAKE_ENV = {k: v for k, v in os.environ.items() if k not in (
+    "MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS NVCC PYTHON "
+    "NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY CHROMIUM CHROMEDRIVER "
+    "JOBS").split()}
 
 
 def checkout(dest, src=REPO, files=None, seed=()):
-    """Copy src's sources (or files) and then the products of seed that
-    exist into dest, timestamps kept; returns dest."""
+    """Copy files (by default src's sources: what git tracks or does not
+    ignore, never build/ or the generated page), then the products of seed
+    that exist, into dest, timestamps kept; returns dest."""
+    if not files:
+        out = subprocess.run(["git", "-C", src, "ls-files", "-z", "--cached",
+                              "--others", "--exclude-standard"], check=True,
+                             capture_output=True).stdout.decode()
+        files = [n for n in out.split("\0") if n and
+                 os.path.isfile(os.path.join(src, n))]
     seeded = [s for s in seed if os.path.isfile(os.path.join(src, s))]
-    for rel in list(files or sources(src)) + seeded:
+    for rel in list(files) + seeded:
         os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)
         shutil.copy2(os.path.join(src, rel), os.path.join(dest, rel))
     return dest
 
 
 def run(cmd, **kw):
-    """Run cmd (a list) in REPO unless cwd= says otherwise, capturing
-    text."""
+    """Run cmd (a list) in REPO unless cwd= says otherwise, capturing text."""
     kw.setdefault("cwd", REPO)
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
-def make(folder, *args, env=None, **kw):
-    """`make --no-print-directory ARGS` in folder with MAKE_ENV (plus env)."""
-    return run(["make", "--no-print-directory", *args], cwd=folder,
+def make(folder, *args, env=None, pre=(), **kw):
+    """[PRE...] `make --no-print-directory ARGS` in folder, MAKE_ENV + env."""
+    return run([*pre, "make", "--no-print-directory", *args], cwd=folder,
                env={**MAKE_ENV, **(env or {})}, **kw)
 
 
 def pytest_addoption(parser):
     """--bin: the program binary the no-GPU tests run."""
     parser.addoption("--bin", default="build/pipelined_gemm")
-
-
-@pytest.fixture
-def binary(request):
-    """Absolute path of the program binary given by --bin."""
-    return os.path.join(REPO, request.config.getoption("--bin"))

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, MAKE_ENV, checkout, make
+from conftest import FIXTURES, MAKE_ENV, checkout, make, run
 
 TMP_RE = re.compile(r"(\.tmp(\.|$)|^\.tangle\.|^tangle-err\.|^\.tmp-)")
 FAR_TZ = "UTC-14"   # tomorrow for most of the day: a build date would show
@@ -97,8 +97,7 @@ def toggle_edit(d):
     """Insert (or remove) a prose paragraph after the front matter, which
     moves every #line; True when the source is now edited."""
     p = pathlib.Path(d, "day74.nw")
-    with p.open(encoding="utf-8") as f:
-        lines = f.readlines()
+    lines = p.read_text(encoding="utf-8").splitlines(True)
     if EDIT_MARK in lines:
         i = lines.index(EDIT_MARK)
         del lines[i - 1:i + 1]
@@ -110,10 +109,11 @@ def toggle_edit(d):
     return EDIT_MARK in lines
 
 
-def judge(d, old, new=None):
-    """Problems with d's products after a failed make: old is the reference
-    of the tree before, new that of the edited source (if edited)."""
-    problems = []
+def aftermath(d, old, new=None):
+    """Problems with d's products after a failed make (old: the reference
+    of the tree before; new: the edited source's, if edited), then with
+    what a plain `make tangle site` leaves: the reference (new if edited)."""
+    problems, ref = [], old if new is None else new
     nw_mtime = os.stat(os.path.join(d, "day74.nw")).st_mtime_ns
     for rel, data in snapshot(d).items():
         if rel not in old and (new is None or rel not in new):
@@ -127,13 +127,6 @@ def judge(d, old, new=None):
                   d, rel)).st_mtime_ns >= nw_mtime):
             problems.append(f"{rel}: old content but newer than day74.nw "
                             "(make would keep it)")
-    return problems
-
-
-def aftermath(d, old, new=None):
-    """judge's problems, then those left after a plain `make tangle site`
-    should restore exactly the reference (new if edited, else old)."""
-    problems, ref = judge(d, old, new), old if new is None else new
     p = make(d, "tangle", "site")
     if p.returncode:
         problems.append(f"the following make failed: {p.stderr[-300:]}")
@@ -270,10 +263,8 @@ def test_full_disk(refs):
     d, problems = refs.copy("full-disk"), []
 
     def case(blocks, targets, old, new, what):
-        cmd = ["sh", "-c", f'ulimit -f {blocks} && exec "$@"', "sh", "make",
-               "--no-print-directory", *targets]
-        p = subprocess.run(cmd, cwd=d, env=MAKE_ENV, capture_output=True,
-                           text=True, timeout=300)
+        p = make(d, *targets, timeout=300, pre=[
+            "sh", "-c", f'ulimit -f {blocks} && exec "$@"', "sh"])
         found = (["make succeeded under the limit"] if p.returncode == 0
                  else []) + aftermath(d, old, new)
         problems.extend(f"{what} (ulimit -f {blocks}): {x}" for x in found)
@@ -293,40 +284,32 @@ def test_full_disk(refs):
 
 # ---- read-only build/ -------------------------------------------------------
 def test_read_only(refs):
-    """With build/ (empty, or complete after an edit) read-only, make fails
-    saying it cannot write under build/, leaving nothing half written; then
-    make restores all."""
+    """With build/ read-only (empty, or built before an edit), make fails
+    saying it cannot write there, half-writing nothing; make restores all."""
     d = refs.copy("read-only")
     probe = os.path.join(d, "build-probe")
     os.makedirs(probe)
     chattr = os.environ.get("ROBUST_RO_METHOD") != "bind" and freeze(probe)
     freeze(probe, False)
-    flags = "-m" if os.geteuid() == 0 else "-rm"
-    bind = not chattr and shutil.which("unshare") and subprocess.run(
-        ["unshare", flags, "sh", "-c", 'mount --bind "$1" "$1" && mount -o '
-         'remount,bind,ro "$1" "$1" && ! touch "$1/x" 2>/dev/null', "sh",
-         probe], capture_output=True).returncode == 0
+    ro = ["unshare", "-m" if os.geteuid() == 0 else "-rm", "sh", "-c",
+          'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" "$1" && '
+          'shift && exec "$@"', "sh"]   # ro + [DIR, COMMAND...]
+    bind = not chattr and shutil.which("unshare") and run(ro + [probe, "sh",
+        "-c", '! touch "$1/x" 2>/dev/null', "sh", probe]).returncode == 0
     os.rmdir(probe)
     if not chattr and not bind:
         pytest.skip("neither chattr +i nor a read-only bind mount works here")
-
-    def run_ro(targets):
-        if chattr:
-            assert freeze(os.path.join(d, "build"))
-            try:
-                return make(d, *targets)
-            finally:
-                freeze(os.path.join(d, "build"), False)
-        return subprocess.run(
-            ["unshare", flags, "sh", "-c", 'mount --bind build build && '
-             'mount -o remount,bind,ro build build && exec make "$@"', "sh",
-             *targets], cwd=d, env=MAKE_ENV, capture_output=True, text=True,
-            timeout=300)
-
     problems = []
 
     def case(what, old, new=None):
-        p = run_ro(["tangle", "site"])
+        if not chattr:
+            p = make(d, "tangle", "site", pre=ro + ["build"], timeout=300)
+        else:
+            assert freeze(os.path.join(d, "build"))
+            try:
+                p = make(d, "tangle", "site")
+            finally:
+                freeze(os.path.join(d, "build"), False)
         found = []
         if p.returncode == 0:
             found.append("make succeeded with build/ read-only")

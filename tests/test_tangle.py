@@ -1,7 +1,6 @@
-"""Tangling and building in scratch copies seeded with the real build
-(timestamps kept, so nothing up to date is rebuilt); make where users break
-it (issue 13); weave.sh and tangle.sh on awkward prose from any folder; the
-program's exit codes on a machine without a GPU."""
+"""Tangling and building in scratch copies seeded with the real build (so
+nothing up to date is rebuilt); make where users break it (issue 13); tools/lit
+on awkward prose from any folder; the program's exit codes without a GPU."""
 
 import os
 import pathlib
@@ -85,10 +84,7 @@ def same(before, after, mtimes=True):
 
 def new_paragraph(t):
     """t with a prose paragraph after its first chunk."""
-    lines = t.split(b"\n")
-    at = next(i for i, l in enumerate(lines) if l == b"@" or
-              l.startswith(b"@ "))
-    return b"\n".join(lines[:at + 1] + [PROSE.encode()] + lines[at + 1:])
+    return re.sub(rb"^@( .*)?$", rb"\g<0>\n" + PROSE.encode(), t, 1, re.M)
 
 
 @pytest.mark.parametrize("edit,goal", [
@@ -97,8 +93,7 @@ def new_paragraph(t):
     ids=["new-paragraph", "reworded", "touched"])
 def test_prose_edit_rebuilds_nothing(scratch, nw, edit, goal):
     """After a prose edit make rewrites no object, binary or clean tangle
-    (after a touch, no tangle at all) and runs no compiler; then make -q
-    and make -n find nothing to do."""
+    (after a touch, no tangle) nor compiles; then make -q and -n agree."""
     original, write = nw
     assert make(scratch, goal).returncode == 0
     kept = BUILT + [t for t in TANGLED if edit is not new_paragraph or
@@ -142,8 +137,7 @@ def test_broken_chunk_fails(scratch, nw, edit, mention):
         p = make(scratch, "tangle")
         assert p.returncode != 0, f"make tangle succeeded (attempt {attempt})"
         assert f"day74.nw:{line}: " in p.stderr and mention in p.stderr
-    for rel, (data, _) in snapshot(scratch, files).items():
-        assert rel in before and data == before[rel][0], rel
+    same(snapshot(scratch, files), before, mtimes=False)   # none new
     for d in ("build", "build/clean"):
         assert not [n for n in os.listdir(os.path.join(scratch, d))
                     if n.startswith(".tangle.")], f"temporary files in {d}"
@@ -181,11 +175,8 @@ def test_launches_and_shifts_intact(scratch):
         assert "@<<" not in t, f"{rel} holds an escaped @<<"
         assert not re.search(r"^\s*<<[^<>=]+>>\s*$", t, re.M), \
             f"{rel} holds an unexpanded chunk use"
-    everything = set()
-    for r in run(["noroots", "day74.nw"], cwd=scratch).stdout.splitlines():
-        everything.update(l.strip() for l in run(
-            ["notangle", f"-R{r[2:-2]}", "day74.nw"],
-            cwd=scratch).stdout.splitlines())
+    clean = pathlib.Path(scratch, "build/clean").rglob("*.[ch]*")
+    everything = {l.strip() for p in clean for l in p.read_text().split("\n")}
     lines = angle_lines(pathlib.Path(REPO, "day74.nw").read_bytes())
     assert len(lines) >= 2, "no launch or shift lines found in day74.nw"
     assert [l for l in lines if l not in everything] == []
@@ -313,8 +304,8 @@ def test_stale_evidence_warned(scratch, nw):
 
 def test_fresh_debian():
     """As root and as a user, PATH the toolkit, /usr/bin and /bin, no pip
-    registry: make all works and make check skips only what needs
-    cuobjdump, saying what to install."""
+    registry: make all works; make check skips, saying what to install, only
+    what needs cuobjdump."""
     env = {"PATH": f"{os.path.dirname(shutil.which('nvcc') or NVCC)}:"
            "/usr/bin:/bin", "LANG": "C.UTF-8", "PIP_NO_INDEX": "1"}
     who = [[]] + [["setpriv", "--reuid=65534", "--regid=65534",
@@ -443,8 +434,7 @@ def test_shift_in_prose(tmp_path, prose):
     assert "&lt;&lt;" in pathlib.Path(tmp_path, "p.html").read_text()
 
 
-# ---- the program without a GPU: usage errors before any device work; with
-# no device, the documented message and exit 3 -----------------------------
+# ---- the program without a GPU: usage errors first, then no device: exit 3 --
 NO_GPU = not os.path.exists("/dev/nvidia0") and (
     shutil.which("nvidia-smi") is None or
     run(["nvidia-smi", "-L"]).returncode != 0)
@@ -461,9 +451,10 @@ RESULTS = ["matches the reference", "\nGPU:"]   # what a run prints
         not NO_GPU, reason="a GPU is here")) for a in (
             [], ["--check-only", "--sizes", "64"])],
     ids=["help", "bad-size", "unknown-option", "no-device", "check-only"])
-def test_exit(binary, args, rc, out, not_out, err, not_err):
-    """Exit status, what stdout and stderr must (not) hold; not_out None:
-    stdout empty; "device" in stderr: the GPU was looked at too early."""
+def test_exit(request, args, rc, out, not_out, err, not_err):
+    """Exit status of --bin, what stdout and stderr must (not) hold; not_out
+    None: stdout empty; "device" in stderr: the GPU was looked at too early."""
+    binary = os.path.join(REPO, request.config.getoption("--bin"))
     p = run([binary, *args], timeout=60, stdin=subprocess.DEVNULL)
     assert p.returncode == rc
     assert not_out is not None or p.stdout == ""

@@ -1,10 +1,9 @@
 #!/bin/sh
-# tools/setup.sh [--if-root]: installs the Debian packages this module
-# needs (as root; otherwise prints the apt-get command and exits 1; with
-# --if-root, silent when nothing is missing), and NVIDIA's cuobjdump and
-# nvdisasm packages, when the toolkit lacks them, into build/venv, never into
-# the system Python. A second run does nothing. DAY74_NO_SETUP=1 skips it
-# (a GPU node without a registry). Exit: 0; 1 missing; 2 install failed.
+# tools/setup.sh [--if-root]: installs the Debian packages this module needs
+# (as root; else prints the apt-get command, exit 1) and, when the toolkit
+# lacks them, NVIDIA's cuobjdump and nvdisasm into build/venv (never the
+# system Python). A second run does nothing; DAY74_NO_SETUP=1 (a GPU node
+# without a registry) skips it. Exit: 0; 1 missing; 2 install failed.
 # --if-root (what make runs) reports what it cannot install and exits 0.
 set -eu
 soft=0; [ "${1:-}" = "--if-root" ] && soft=1

@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
-# tools/gpu/device-run.sh OUTDIR
-#
-# What one call of the workplace's GPU machine runs: that machine has the
-# CUDA toolkit but no noweb and no package registry, so this unpacks the
-# noweb .deb carried in .devtools/ into /tmp/nw (rewriting its library path),
-# then runs `tools/gpu/evidence-gpu.sh` into /tmp/ev and packs the transcripts
-# into OUTDIR/evidence.tgz.
+# tools/gpu/device-run.sh OUTDIR: what one call of the workplace's GPU machine
+# (the CUDA toolkit, no noweb, no package registry) runs: unpacks the noweb
+# .deb of .devtools/ into /tmp/nw (rewriting its library path), runs
+# tools/gpu/evidence-gpu.sh into /tmp/ev, packs it into OUTDIR/evidence.tgz.
 set -u
 outdir=$1
 export DAY74_NO_SETUP=1
@@ -13,9 +10,8 @@ mkdir -p /tmp/nw
 deb=$(ls .devtools/noweb_*.deb | head -n 1)
 dpkg -x "$deb" /tmp/nw 2>/dev/null ||
     (cd /tmp/nw && ar x "$OLDPWD/$deb" && tar xf data.tar.*)
-for f in $(grep -rIl /usr/lib/noweb /tmp/nw/usr); do
-    sed -i 's#/usr/lib/noweb#/tmp/nw/usr/lib/noweb#g' "$f"
-done
+grep -rIl /usr/lib/noweb /tmp/nw/usr |
+    xargs -r sed -i 's#/usr/lib/noweb#/tmp/nw/usr/lib/noweb#g'
 export PATH=/tmp/nw/usr/bin:$PATH
 for t in make cc nvcc ncu compute-sanitizer cuobjdump ptxas notangle python3 \
          awk timeout; do

@@ -2,21 +2,13 @@
 # tools/gpu/evidence-gpu.sh [OUTDIR]
 #
 # Re-measures, on a GPU of compute capability 8.0 or newer, everything the
-# page shows from a GPU, into OUTDIR (default evidence/): transcripts
-# gpu-<gpu>-STEP.txt (with .csv or -<i>.csv where the program wrote them),
-# each starting with what made it (date UTC, host, GPU, compute capability,
-# driver, toolkit, command, source sha256). The steps: run-sm_80, run-sm_90
-# (make run, N = 512..4096), run-default (timed), spread (N = 2048, 3 more
-# processes), residency (1, 2, natural blocks per SM, 3 processes each; 4
-# once), cold (--cold-l2), blocked (the register-blocked pair, then
-# blocked-spread, blocked-b1, blocked-libcu on cuda::pipeline,
-# blocked-stages-<s>), exercise and solution, mechanism (the solution per
-# residency), stages (2, 3, 4 at N = 2048), ncu-opcodes, sass (LDGSTS per
-# kernel that ran), sanitizer (four tools), synccheck (the experiment), ncu
-# (raw metrics, both pairs), pitfalls. Each step runs even if one before
-# failed; temporary names, renamed when a step ends. Exit 1 if a step
-# failed, 3 without a GPU. Never changes the GPU's clocks or settings (ncu
-# --clock-control none). `make evidence-gpu` runs it, then gpu_facts.py.
+# page shows from a GPU, into OUTDIR (default evidence/): a transcript
+# gpu-<gpu>-STEP.txt per step below (with .csv or -<i>.csv where the program
+# wrote them), each headed by what made it (date UTC, host, GPU, compute
+# capability, driver, toolkit, command, source sha256). Each step runs even
+# if one before failed, under a temporary name until it ends. Exit 1 if a
+# step failed, 3 without a GPU. Never changes the GPU's clocks or settings
+# (ncu --clock-control none). `make evidence-gpu` runs it, then gpu_facts.py.
 set -u
 out=${1:-evidence}
 mkdir -p "$out"
@@ -91,8 +83,7 @@ for arch in sm_80 sm_90; do
         RUN_ARGS="--sizes 512,1024,2048,4096 --csv $pre-run-$arch.csv"
 done
 timed_run() { # make run at the default sizes: the lesson promises < 15 s
-    local t0 rc
-    t0=$(date +%s%N)
+    local rc t0=$(date +%s%N)
     "$MAKE" --no-print-directory run ARCH=$ARCH_DEFAULT
     rc=$?
     echo "make run wall time: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
@@ -101,7 +92,6 @@ timed_run() { # make run at the default sizes: the lesson promises < 15 s
 step "run default sizes, timed" "$pre-run-default.txt" timed_run
 fi
 
-# ---- repeated processes: step NAME runs of COMMAND, one CSV each ------------
 repeat() { # repeat FILE CSVSTEM COUNT COMMAND...: COUNT processes, one file
     local file=$1 stem=$2 count=$3 i; shift 3
     : >"$file.all"
@@ -119,16 +109,14 @@ want spread && repeat "$pre-spread.txt" "$pre-spread" 3 "$BIN" --sizes 2048
 
 # ---- the residency dial ----------------------------------------------------
 if want residency; then
-for b in 1 2 natural; do
-    repeat "$pre-residency.txt.$b" "$pre-residency-$b" 3 "$BIN" \
+for bn in 1:3 2:3 natural:3 4:1; do   # blocks per SM: processes
+    b=${bn%:*}
+    repeat "$pre-residency.txt.$b" "$pre-residency-$b" "${bn#*:}" "$BIN" \
         --sizes 1024,2048,4096 --blocks-per-sm $b
 done
-repeat "$pre-residency.txt.4" "$pre-residency-4" 1 "$BIN" \
-    --sizes 1024,2048,4096 --blocks-per-sm 4
 concat "$pre-residency.txt" "$pre-residency.txt."{1,2,natural,4}
 fi
 
-# ---- a cold L2 ---------------------------------------------------------------
 want cold && step "cold L2" "$pre-cold.txt" "$BIN" \
     --sizes 512,1024,2048,4096 --cold-l2 --csv "$pre-cold.csv"
 
@@ -187,9 +175,9 @@ fi
 sass_report() {
     local work=build/evidence-sass f k
     mkdir -p "$work"
-    count() { # count FILE KERNEL PATTERN: lines matching PATTERN in KERNEL
-        awk -v k="$2" -v p="$3" '/Function :/ {inside = index($0, k) > 0}
-            inside && $0 ~ p {n++} END {print n + 0}' "$1"
+    count() { # count PATTERN: lines matching it in kernel $k of $work/$f.sass
+        awk -v k="$k" -v p="$1" '/Function :/ {inside = index($0, k) > 0}
+            inside && $0 ~ p {n++} END {print n + 0}' "$work/$f.sass"
     }
     cuobjdump -sass "$BIN" >"$work/sm_80.sass" &&
         cuobjdump -sass build/sm_90-2stages/pipelined_gemm \
@@ -213,14 +201,10 @@ sass_report() {
                  matmulBlockedPiped; do
             printf '%-16s %-16s' "$f" "$k"
             printf ' LDGSTS %3s  ARRIVES.LDGSTSBAR %3s  LDG %3s  STS %3s' \
-                "$(count "$work/$f.sass" "$k" '[ \t]LDGSTS[.]')" \
-                "$(count "$work/$f.sass" "$k" 'ARRIVES[.]LDGSTSBAR')" \
-                "$(count "$work/$f.sass" "$k" 'LDG[.]E')" \
-                "$(count "$work/$f.sass" "$k" '[^A-Z]STS')"
+                "$(count '[ \t]LDGSTS[.]')" "$(count 'ARRIVES[.]LDGSTSBAR')" \
+                "$(count 'LDG[.]E')" "$(count '[^A-Z]STS')"
             printf '  LDGDEPBAR %3s  DEPBAR %3s  BAR %3s\n' \
-                "$(count "$work/$f.sass" "$k" 'LDGDEPBAR')" \
-                "$(count "$work/$f.sass" "$k" 'DEPBAR')" \
-                "$(count "$work/$f.sass" "$k" 'BAR[.]SYNC')"
+                "$(count LDGDEPBAR)" "$(count DEPBAR)" "$(count 'BAR[.]SYNC')"
         done
     done
     cat <<'NOTE'
@@ -240,7 +224,6 @@ NOTE
 }
 want sass && step "sass" "$pre-sass.txt" sass_report
 
-# ---- compute-sanitizer -----------------------------------------------------
 sanitize() {
     local rc=0 tool r
     for tool in memcheck racecheck synccheck initcheck; do
@@ -335,7 +318,6 @@ opcodes() { # executed warp instructions per SASS opcode, the lesson's pair
 }
 want opcodes && step "ncu opcodes" "$pre-ncu-opcodes.txt" opcodes
 
-# ---- pitfalls on the GPU ---------------------------------------------------
 want pitfalls && step "pitfalls" "$pre-pitfalls.txt" \
     "$MAKE" --no-print-directory pitfalls ARCH=$ARCH_DEFAULT
 

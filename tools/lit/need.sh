@@ -1,9 +1,7 @@
 #!/bin/sh
-# tools/lit/need.sh COMMAND PACKAGE [apt|pip|cuda]: exit 0 when COMMAND is
-# on PATH (or an executable path); otherwise name the package that gives it
-# and the command that installs it, and exit 1. The Makefile runs it before
-# each step that needs an outside tool. Several COMMAND PACKAGE HOW triples:
-# each is checked; exit 1 when any is missing.
+# tools/lit/need.sh COMMAND PACKAGE [apt|pip|cuda] | (COMMAND PACKAGE HOW)...:
+# exit 0 when each COMMAND is on PATH (or an executable path); else name the
+# package that gives it and the command that installs it, and exit 1.
 set -eu
 if [ $# -gt 3 ]; then
     rc=0; while [ $# -ge 3 ]; do "$0" "$1" "$2" "$3" || rc=1; shift 3; done

@@ -2,17 +2,15 @@
 # tools/lit/tangle.sh [-L] SOURCE ROOT OUTPUT | --roots SOURCE ROOT... |
 #                     --all SOURCE OUTDIR ROOT...
 #
-# Tangles root chunk ROOT of the noweb file SOURCE into OUTPUT as noweb's
-# cpif does, but atomically: a temporary file beside OUTPUT replaces it only
-# when the text differs (an unchanged tangle keeps its timestamp; a failed
-# run leaves no half-written OUTPUT). -L adds '#line N "SOURCE"' directives.
-# Fails (exit 1) when ROOT is no root of SOURCE or notangle complains (an
-# undefined chunk: its uses' lines are named). --roots fails when SOURCE has
-# a root not among the ROOTs: an unused chunk is a root, so an unexpected
-# one is almost always a misspelled name whose code would never be tangled
-# (its line is named). --all: --roots, then each ROOT into OUTDIR/ROOT (-L)
-# and OUTDIR/clean/ROOT. noweb reads a copy of SOURCE under a plain name,
-# without CRs at line ends or a byte-order mark, so any path works.
+# Tangles root chunk ROOT of the noweb file SOURCE into OUTPUT like noweb's
+# cpif, but atomically: OUTPUT is replaced only when the text differs (else
+# it keeps its timestamp) and is never left half written. -L adds '#line N
+# "SOURCE"' directives. Exit 1 when ROOT is no root of SOURCE or notangle
+# complains (an undefined chunk's uses are named by line). --roots fails
+# when SOURCE has a root not among the ROOTs (an unused chunk, most likely a
+# misspelled name; its line is named). --all: --roots, then each ROOT into
+# OUTDIR/ROOT (-L) and OUTDIR/clean/ROOT. noweb reads a copy of SOURCE
+# without CRs or a byte-order mark, under a plain name, so any path works.
 set -eu
 NOTANGLE=${NOTANGLE:-notangle} NOROOTS=${NOROOTS:-noroots}
 case $NOTANGLE in /*) ;; */*) NOTANGLE=$PWD/$NOTANGLE ;; esac
