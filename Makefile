@@ -1,6 +1,5 @@
-# Day 74, "Async copies and pipelines": one noweb source, day74.nw, tangled
-# into a CUDA program and woven into the lesson page. `make help` lists the
-# targets. Everything under build/ (and site/index.html) is generated.
+# Day 74, "Async copies and pipelines": day74.nw, tangled into a CUDA program
+# and woven into site/index.html (generated, as is build/). See `make help`.
 
 # ---- what a user may set ----------------------------------------------------
 # Only on the command line (make ARCH=sm_90): from the environment, these
@@ -14,8 +13,7 @@ $(foreach v,$(USER_VARS),$(if $(filter environment,$(origin $v)),$(if \
   from the environment; give it on the command line: make $v=...))$(eval \
   undefine $v)))
 sq = '$(subst ','\'',$1)'# a path quoted for the shell, whatever it holds
-# nvcc: on PATH, else in $CUDA_HOME or /usr/local/cuda; the toolkit
-# (CUDA_HOME) is where nvcc lives, through links, unless given.
+# nvcc: on PATH, in $CUDA_HOME or /usr/local/cuda; CUDA_HOME: where it lives.
 ifndef NVCC
 NVCC := $(shell for n in "$$(command -v nvcc)" \
   $(call sq,$(CUDA_HOME))/bin/nvcc /usr/local/cuda/bin/nvcc; do \
@@ -59,15 +57,13 @@ $(call refuse,CC,$(if $(shell command -v $(firstword $(CC))),*,''),no such \
 $(call refuse,NVCC,$(if $(findstring $$,$(NVCC)),'',*),nvcc fails from a \
   folder whose name holds a $$: link the toolkit elsewhere)
 
-# ---- flags the program needs: added where used, never a user's to replace ---
-# After the user's flags, so that they win; the C compiler links.
+# ---- flags the program needs: after the user's (which they never replace) --
 NVCC_NEEDS := -std=c++17 $(if $(filter 1,$(ALLOW_DEEP_PIPELINE)),\
               -DALLOW_DEEP_PIPELINE)
 CC_NEEDS   := -std=c11 -fopenmp
 LINK_NEEDS := -L$(call sq,$(CUDA_HOME)/lib64) -lcublas -lcudart_static -ldl \
               -lrt -lpthread -lstdc++ -lm
-# What make check compiles, it compiles with every warning an error.
-WERROR     := -Werror all-warnings
+WERROR     := -Werror all-warnings# what make check compiles with
 # Compile commands, in files rewritten on change: other flags rebuild.
 changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
   x$(file <$2)x,x$($1)x)),,FORCE)# FORCE unless file $2 holds variable $1
@@ -132,14 +128,12 @@ build/.deps-ok: tools/setup.sh tools/compile/find-tool.sh
 	@mkdir -p build && touch $@
 
 # ---- tangle -----------------------------------------------------------------
-# Each root twice: with #line directives (compilers' messages name day74.nw's
-# lines) and clean (what objects depend on and readers download; a prose edit
-# leaves it as it is). The stamp build/tangle.mk, an included makefile, is
-# made first (even for -n and -q), so after any make, -q agrees.
+# Each root twice: with #line directives (for compilers' messages) and clean
+# (what objects depend on: a prose edit leaves it). make first makes the
+# included stamp build/tangle.mk (even for -n, -q), so -q agrees after make.
 TANGLED := $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h \
            build/source.sha256 build/source.tokens
-## tangle: tangle day74.nw into build/
-tangle: $(TANGLED)
+tangle: $(TANGLED) ## tangle day74.nw into build/
 
 # The roots check, the roots, and the sha256 every binary and evidence carries.
 define TANGLE
@@ -247,9 +241,8 @@ pitfalls-compile: deps $(BINS) build/$(REFUSED).cu ## no GPU: compile checks
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
 
 # ---- compile checks and compile evidence (no GPU) ---------------------------
-# Products in CHECK_DIR per stem ARCH-sSTAGES (blocked-ARCH-sSTAGES for the
-# blocked pair), with command and compiler output for the transcript. The
-# negative control points CHECK_CU, CHECK_BLOCKED (_DEPS, CHECK_DIR) elsewhere.
+# Per stem ARCH-sSTAGES (blocked-ARCH-sSTAGES: the blocked pair) in CHECK_DIR;
+# the negative control points CHECK_CU, CHECK_BLOCKED (_DEPS, DIR) elsewhere.
 CHECK_CU   ?= build/pipelined_gemm.cu
 CHECK_DEPS ?= build/clean/pipelined_gemm.cu build/clean/kernels.h
 CHECK_BLOCKED ?= build/blocked_gemm.cu
@@ -346,8 +339,7 @@ build/facts.json: $(wildcard evidence/*.facts.json) evidence \
 
 # Evidence measured from REV's sources stays current while the sources
 # differ from them in layout only (tools/lit/tokens.py says what counts).
-## record-sources: REV=commit: add REV's sources to evidence/sources.tsv
-record-sources: deps
+record-sources: deps ## REV=commit: add REV's sources to evidence/sources.tsv
 	@set -e; t=$$(mktemp -d); trap 'rm -rf "$$t"' EXIT; \
 	 git show $(call sq,$(REV)):$(NW) > "$$t/$(NW)"; \
 	 tools/lit/tangle.sh --all "$$t/$(NW)" "$$t" $(ROOTS) >/dev/null; \
@@ -381,9 +373,8 @@ plots: $(PLOTS) ## draw the page's plots from evidence/ with gnuplot
 WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/facts.lua \
                tools/lit/divs.lua tools/lit/page.lua site/template.html \
                site/style.css site/page.js
-## site: weave day74.nw into site/index.html
-site: site/index.html $(PROGRAM:%=site/downloads/%) \
-    site/downloads/source_hash.h
+DOWNLOADS := $(PROGRAM:%=site/downloads/%) site/downloads/source_hash.h
+site: site/index.html $(DOWNLOADS) ## weave day74.nw into site/index.html
 
 site/index.html: $(NW) build/facts.json $(WEAVE_TOOLS) $(wildcard site/*.svg) \
     $(PLOTS)

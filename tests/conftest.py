@@ -7,8 +7,7 @@ import subprocess
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
-# Our makes run as a user's would: without the calling make's jobserver,
-# flags, tool paths and JOBS.
+# Our makes run as a user's would: no calling make's flags, tool paths, JOBS.
 MAKE_ENV = {k: v for k, v in os.environ.items() if k not in (
     "MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS NVCC PYTHON "
     "NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY CHROMIUM CHROMEDRIVER "
@@ -16,9 +15,8 @@ MAKE_ENV = {k: v for k, v in os.environ.items() if k not in (
 
 
 def checkout(dest, src=REPO, files=None, seed=()):
-    """Copy files (by default src's sources: what git tracks or does not
-    ignore, never build/ or the generated page), then the products of seed
-    that exist, into dest, timestamps kept; returns dest."""
+    """Copy files (default: src's sources, what git tracks or does not ignore),
+    then seed's products that exist, into dest, mtimes kept; returns dest."""
     if not files:
         out = subprocess.run(["git", "-C", src, "ls-files", "-z", "--cached",
                               "--others", "--exclude-standard"], check=True,

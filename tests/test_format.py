@@ -1,6 +1,5 @@
-"""tools/format/check-format, which make format-check runs on every clean
-tangle but the student's: over 80 columns or clang-format's changes fail,
-but for the indentation of #pragma lines."""
+"""tools/format/check-format (make format-check: clean tangles but the
+student's): over 80 columns or clang-format's changes fail, #pragmas aside."""
 
 import os
 import re
@@ -28,22 +27,18 @@ scaleAndShift(const float* __restrict__ a, const float* __restrict__ b,
 extern "C" int day74_threads(void) { return kThreads; }
 """
 
-@pytest.fixture
-def check(tmp_path):
+
+def check(tmp_path, old="", new=""):
     """(exit, output) of check-format on GOOD, first `old` made `new`."""
-    def run_on(old="", new=""):
-        path = tmp_path / "x.cu"
-        path.write_text(GOOD.replace(old, new, 1))
-        p = run([CHECK, str(path)])
-        return p.returncode, p.stdout + p.stderr
-    return run_on
+    (tmp_path / "x.cu").write_text(GOOD.replace(old, new, 1))
+    p = run([CHECK, str(tmp_path / "x.cu")])
+    return p.returncode, p.stdout + p.stderr
 
 
-def test_the_style_passes_pragmas_indented_or_not(check):
-    """A #pragma passes indented (by noweb) or not; clang-format 14 reads
-    the style file."""
-    assert check()[0] == 0, check()[1]
-    assert check("        #pragma", "#pragma")[0] == 0
+def test_the_style_passes_pragmas_indented_or_not(tmp_path):
+    """A #pragma passes indented or not; clang-format 14 reads the style."""
+    assert check(tmp_path)[0] == 0, check(tmp_path)[1]
+    assert check(tmp_path, "        #pragma", "#pragma")[0] == 0
     p = run(["clang-format-14", "--style=file:" + os.path.join(
         REPO, ".clang-format"), "--dump-config"])
     assert p.returncode == 0 and "ColumnLimit:     80" in p.stdout
@@ -57,10 +52,9 @@ def test_the_style_passes_pragmas_indented_or_not(check):
     ("c[i] += 2.0f", "c[i]+=2.0f", r"- +c\[i\]\+=2\.0f.*\n\+ +c\[i\] \+= "),
     ("        #pragma", "        #define K 4\n        #pragma",
      r"-\s+#define K 4\n\+ #define K 4")])
-def test_a_violation_fails(check, old, new, said):
-    """Over 80 columns (tabs to stops of 8), or an indented #define,
-    fails, named."""
-    rc, out = check(old, new)
+def test_a_violation_fails(tmp_path, old, new, said):
+    """Over 80 columns (tab stops of 8) or an indented #define fails, named."""
+    rc, out = check(tmp_path, old, new)
     assert rc == 1 and re.search(said, out), out
 
 

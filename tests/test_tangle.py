@@ -38,12 +38,10 @@ def scratch(tmp_path_factory):
 
 
 def seeded(d, more=KERNELS, deps=True):
-    """A checkout in d seeded with the real build's tangles, facts and
-    plots, the setup stamp (deps) and more."""
-    seed = [os.path.relpath(os.path.join(dp, f), REPO) for top in (
-        "build/clean", "build/pitfalls", "build/exercises",
-        "build/experiments", "build/plots")
-        for dp, _, fs in os.walk(os.path.join(REPO, top)) for f in fs]
+    """A checkout in d with the real build's tangles, facts, plots, more."""
+    seed = [str(p.relative_to(REPO)) for top in ("clean", "pitfalls",
+            "exercises", "experiments", "plots") for p in
+            pathlib.Path(REPO, "build", top).rglob("*") if p.is_file()]
     seed += [f"build/{f}" for f in os.listdir(os.path.join(REPO, "build"))
              if re.search(r"\.(cu|c|h|sha256|json|mk)$", f)]
     return checkout(d, seed=seed + more + ["build/.deps-ok"] * deps)
@@ -197,8 +195,7 @@ def test_unescaped_shift_pair_caught(tmp_path):
 
 
 # ---- make where users break it (issue 13) ----------------------------------
-# Every kind of character a folder name may hold; the Makefile refuses by
-# name a " (nvcc cannot compile there) and a $ (nvcc cannot run).
+# Folder names holding every kind of character; make refuses " and $ by name.
 FOLDER = "a b'c\"d$e&f;(g)#h%20i?j=k:l ü"
 TOOLKIT = "cu da'x&y;(z)#%20?q=1:ü"
 NVCC = os.path.realpath(shutil.which(os.environ.get("NVCC", "nvcc")) or
@@ -245,8 +242,7 @@ def test_environment_and_values(scratch, env, arg):
 @pytest.mark.parametrize("cc,omp", [("clang", "libomp"), ("gcc", "libgomp"),
                                     ("clang -O1", "libomp")])
 def test_c_compilers(scratch, cc, omp):
-    """make CC=... builds warning-free with that compiler and links its
-    OpenMP runtime; the program runs."""
+    """make CC=... builds warning-free, linking its OpenMP; the program runs."""
     if not shutil.which(cc.split()[0]):
         pytest.skip(f"no {cc} here")
     p = make(scratch, "build", f"CC={cc}",
@@ -282,8 +278,7 @@ def test_line_ends(tmp_path, convert):
 
 
 def test_stale_evidence_warned(scratch, nw):
-    """make check warns, naming which, when and only when evidence is of
-    other sources than the tangle (after make, too)."""
+    """make check warns of (only) evidence of other sources (after make too)."""
     ev = {f: f.read_text() for f in pathlib.Path(scratch).glob(
         "evidence/*.facts.json")}
     now = pathlib.Path(scratch, "build/source.sha256").read_text().strip()
@@ -381,10 +376,10 @@ def tool(d, name, *args):
 
 def lay_out(d, text):
     """Fill folder d for tools/lit; returns `a doc.nw`, holding text."""
-    shutil.copytree(os.path.join(REPO, "tools", "lit"), d / "tools" / "lit",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(os.path.join(REPO, "site"), d / "site",
-                    ignore=shutil.ignore_patterns("index.html", "downloads"))
+    for sub, *skip in (("tools/lit", "__pycache__"),
+                       ("site", "index.html", "downloads")):
+        shutil.copytree(os.path.join(REPO, sub), d / sub,
+                        ignore=shutil.ignore_patterns(*skip))
     (d / "fig.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" '
                                'width="4" height="4"/>\n')
     (d / "a doc.nw").write_text(text)

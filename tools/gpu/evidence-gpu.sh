@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# tools/gpu/evidence-gpu.sh [OUTDIR]
-#
-# Re-measures, on a GPU of compute capability 8.0 or newer, everything the
-# page shows from a GPU, into OUTDIR (default evidence/): a transcript
-# gpu-<gpu>-STEP.txt per step below (with .csv or -<i>.csv where the program
-# wrote them), each headed by what made it (date UTC, host, GPU, compute
-# capability, driver, toolkit, command, source sha256). Each step runs even
-# if one before failed, under a temporary name until it ends. Exit 1 if a
-# step failed, 3 without a GPU. Never changes the GPU's clocks or settings
-# (ncu --clock-control none). `make evidence-gpu` runs it, then gpu_facts.py.
+# tools/gpu/evidence-gpu.sh [OUTDIR]: re-measures, on a GPU of compute
+# capability 8.0 or newer, everything the page shows from a GPU, into OUTDIR
+# (default evidence/): a transcript gpu-<gpu>-STEP.txt per step below (with
+# .csv or -<i>.csv where the program wrote them), each headed by what made it
+# (date UTC, host, GPU, compute capability, driver, toolkit, command, source
+# sha256). Each step runs even if one before failed, under a temporary name
+# until it ends. Exit 1 if a step failed, 3 without a GPU. Never changes the
+# GPU's clocks or settings (ncu --clock-control none). `make evidence-gpu`
+# runs it, then gpu_facts.py.
 set -u
 out=${1:-evidence}
 mkdir -p "$out"
@@ -64,8 +63,7 @@ step() { # step NAME FILE COMMAND... : run COMMAND, transcript to FILE
     [ "$rc" = 0 ] || failed+=("$name (exit $rc)")
 }
 
-# Build every binary first (the variants of the default build, the native
-# build, and the depths of the exercise); they share the tangle.
+# Build every binary first: the default's variants, native, the exercise's.
 "$MAKE" --no-print-directory -j8 build-all ARCH=$ARCH_DEFAULT STAGES=2 \
     >/dev/null || { echo "evidence-gpu: the build failed" >&2; exit 1; }
 for cfg in "sm_90 2" "sm_80 3" "sm_80 4"; do
@@ -83,7 +81,8 @@ for arch in sm_80 sm_90; do
         RUN_ARGS="--sizes 512,1024,2048,4096 --csv $pre-run-$arch.csv"
 done
 timed_run() { # make run at the default sizes: the lesson promises < 15 s
-    local rc t0=$(date +%s%N)
+    local t0 rc
+    t0=$(date +%s%N)
     "$MAKE" --no-print-directory run ARCH=$ARCH_DEFAULT
     rc=$?
     echo "make run wall time: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
@@ -93,13 +92,12 @@ step "run default sizes, timed" "$pre-run-default.txt" timed_run
 fi
 
 repeat() { # repeat FILE CSVSTEM COUNT COMMAND...: COUNT processes, one file
-    local file=$1 stem=$2 count=$3 i; shift 3
-    : >"$file.all"
+    local file=$1 stem=$2 count=$3 i parts=(); shift 3
     for i in $(seq 1 "$count"); do
         step "$(basename "$stem") $i" "$file.$i" "$@" --csv "$stem-$i.csv"
-        cat "$file.$i" >>"$file.all" && rm -f "$file.$i"
+        parts+=("$file.$i")
     done
-    mv -f "$file.all" "$file"
+    concat "$file" "${parts[@]}"
 }
 concat() { # concat FILE PART...: the parts, in order, into FILE; removed
     local file=$1; shift
@@ -112,7 +110,7 @@ if want residency; then
 for bn in 1:3 2:3 natural:3 4:1; do   # blocks per SM: processes
     b=${bn%:*}
     repeat "$pre-residency.txt.$b" "$pre-residency-$b" "${bn#*:}" "$BIN" \
-        --sizes 1024,2048,4096 --blocks-per-sm $b
+        --sizes 1024,2048,4096 --blocks-per-sm "$b"
 done
 concat "$pre-residency.txt" "$pre-residency.txt."{1,2,natural,4}
 fi
@@ -289,8 +287,7 @@ launch__waves_per_multiprocessor
 for r in barrier long_scoreboard short_scoreboard mio_throttle not_selected \
          math_pipe_throttle wait dispatch_stall selected lg_throttle \
          no_instruction branch_resolving membar sleeping; do
-    r=smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
-    NCU_METRICS=$NCU_METRICS,$r
+    NCU_METRICS+=,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio
 done
 ncu_raw() { # ncu_raw KERNELS ARGS...: both kernels of the pair, raw CSV
     ncu --clock-control none --kernel-name "regex:$1" -c 2 \
