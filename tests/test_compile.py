@@ -75,27 +75,12 @@ def test_compiles_are_warning_free():
             assert not re.search(r"warning|error", read(name, CK), re.I), name
 
 
-GOOD = {"sm_80": "good-sm_80.ptx"}
+# {id: [ptx, sass, exit status, in stderr, {report path: value}]}
+SM80 = json.loads(read("sm80-cases.json"))
 
 
-@pytest.mark.parametrize("ptx,sass,rc,expect,want", [
-    ({"sm_75": "good-sm_75.ptx", **GOOD}, {"sm_80": "good-sm_80.sass"}, 0,
-     "", {("ptx", "sm_80", "piped", "forms"): {
-         "cp.async.cg.shared.global": 1,
-         "cp.async.mbarrier.arrive.shared.b64": 1}}),
-    ({"sm_75": "bad-sm75.ptx"}, {}, 1, "sm_75 PTX: 2 cp.async", {}),
-    ({"sm_80": "bad-in-sync.ptx"}, {}, 1, "matmulTileSync holds 2", {}),
-    ({"sm_80": "bad-outside.ptx"}, {}, 1, "helper", {}),
-    ({"sm_80": "bad-register-fill.ptx"}, {}, 1,
-     "holds no global-to-shared cp.async", {}),
-    (GOOD, {"sm_80": "bad-no-ldgsts.sass"}, 1,
-     "matmulTilePiped holds no LDGSTS", {}),
-    (GOOD, {"sm_80": "fused.sass"}, 0, "",
-     {("sass", "sm_80", "sync", "LDGSTS"): 1,
-      ("sass", "sm_80", "piped", "LDGSTS"): 1}),
-    ({"sm_80": "not-ptx.ptx"}, {}, 2, "cannot read", {})],
-    ids=["good", "sm75", "in-sync", "outside", "register-fill",
-         "no-ldgsts", "fused", "unreadable"])
+@pytest.mark.parametrize("ptx,sass,rc,expect,want", list(SM80.values()),
+                         ids=list(SM80))
 def test_sm80_fixtures(tmp_path, ptx, sass, rc, expect, want):
     """A good build passes, its forms counted per kernel; each fault fails,
     named; a fused sync kernel is recorded, not failed; unreadable PTX is a
@@ -106,7 +91,7 @@ def test_sm80_fixtures(tmp_path, ptx, sass, rc, expect, want):
                  "--sass", *sass)
     assert p.returncode == rc and expect in p.stderr, p.stderr
     for path, value in want.items():
-        assert reduce(lambda node, key: node[key], path, r) == value, path
+        assert reduce(lambda n, k: n[k], path.split("/"), r) == value, path
 
 
 # cuda::memcpy_async(dst, src, size, pipe) and __pipeline_memcpy_async(dst,
@@ -175,8 +160,7 @@ def test_real_stage_limits():
 
 
 GOOD_SMEM = {2: 16424, 3: 24632, 4: 32840, 5: 41048}
-WRONG = ('exit=1\nerror: static assertion failed with "the exercise sweeps '
-         '2, 3 and 4 stages"\n')
+WRONG = read("wrong-assert.txt")
 
 
 @pytest.mark.parametrize("smem,refused,rc,expect", [
@@ -199,8 +183,7 @@ def test_stage_limits_fixtures(tmp_path, smem, refused, rc, expect):
     assert p.returncode == rc and expect in p.stderr, p.stderr
 
 
-BLOCKED_SRC = "".join(f"constexpr int kBlocked{x} = {v};\n" for x, v in (
-    ("M", 128), ("N", 128), ("K", 16))) + checks.OPT_IN
+BLOCKED_SRC = read("blocked-sizes.h") + checks.OPT_IN
 
 
 @pytest.mark.parametrize("depths,sync_smem,spill,src,expect", [

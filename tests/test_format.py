@@ -2,30 +2,15 @@
 student's): over 80 columns or clang-format's changes fail, #pragmas aside."""
 
 import os
+import pathlib
 import re
 
 import pytest
 
-from conftest import REPO, make, run
+from conftest import FIXTURES, REPO, make, run
 
 CHECK = os.path.join(REPO, "tools", "format", "check-format")
-GOOD = """\
-constexpr int kThreads = 256;
-
-__global__ void __launch_bounds__(kThreads)
-scaleAndShift(const float* __restrict__ a, const float* __restrict__ b,
-              float* __restrict__ c, int n)
-{
-    const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-    if (i < n) {
-        #pragma unroll
-        for (int k = 0; k < 4; ++k)
-            c[i] += 2.0f * a[i] + b[i];
-    }
-}
-
-extern "C" int day74_threads(void) { return kThreads; }
-"""
+GOOD = pathlib.Path(FIXTURES, "format", "good.cu").read_text()
 
 
 def check(tmp_path, old="", new=""):

@@ -9,6 +9,7 @@ tests another weave of day74.nw."""
 
 import base64
 import functools
+import json
 import os
 import pathlib
 import re
@@ -100,13 +101,10 @@ def tidy_problems(path):
                         if res.returncode >= 2 else [])
 
 
-def test_tidy(tmp_path, demo):
+def test_tidy(demo):
     """tidy finds nothing on the page and the demo, and sees a bad page."""
-    bad = tmp_path / "bad.html"
-    bad.write_text("<!DOCTYPE html><html><head><title>x</title></head><body>"
-                   "<p><foo>x</p></body></html>")
     assert tidy_problems(PAGE) == [] and tidy_problems(demo[0]) == []
-    assert tidy_problems(str(bad)), "bad page unseen"
+    assert tidy_problems(P.fixture("tidy-bad.html")), "bad page unseen"
 
 
 @pytest.mark.parametrize("path", [PAGE, "demo"])
@@ -168,24 +166,8 @@ def test_awkward_input(name):
 # The demo shows fact values, stale ones marked, missing ones saying so,
 # .when text kept or dropped by a fact; folded details, boxes, an embedded
 # figure; a wide numeric table's transposed copy, a wide text table's cards.
-DEMO_SHOWS = [
-    r'<span class="fact"[^>]* data-fact="smem.stage2"[^>]*>16424</span>',
-    r'title="from evidence/compile-nvcc-13\.0\.txt"',
-    r'class="fact fact-stale"[^>]* data-fact="ptx.count"[^>]*><code>39'
-    r'</code>\s+<span class="stale-mark">\(stale\)</span>',
-    r'class="fact fact-missing"[^>]* data-fact="unmeasured.one"[^>]*>'
-    r'not yet\s+measured<',
-    r"The prediction held, or the evidence could not tell",
-    r'data-fact="verdict.demo"[^>]*>no\s+measurable\s+effect<',
-    r"<details><summary>\s*Hint 1\s*</summary>",
-    r'<details class="solution"><summary>\s*Solution with <code>code'
-    r"</code>\s*</summary>",
-    r'class="box objectives"', r'class="box keypoints"',
-    r'<img src="data:image/svg\+xml;base64,[^"]+" alt="Two timelines',
-    r'class="table-narrow" aria-hidden="true"',
-    r'<td data-label="kernel file"><code>']
-DEMO_LACKS = ["sentence is hidden", "Hidden too", 'class="when"',
-              "[smem.stage2]", "{.fact}", "<details open", "<colgroup"]
+DEMO_SHOWS, DEMO_LACKS = json.loads(pathlib.Path(
+    P.fixture("page-demo.json")).read_text()).values()
 
 
 def test_demo_facts_boxes_and_tables(demo):

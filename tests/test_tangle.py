@@ -332,37 +332,9 @@ def test_fresh_debian():
 
 # ---- weave.sh and tangle.sh on awkward prose, from any folder -------------
 FACTS = os.path.join(FIXTURES, "weave", "facts-empty.json")
-DOC = """---
-title: Awkward prose
----
-
-Quoted: [[f(<<tile shape>>, 2)]] and [[g(x)]], [[<<a.c>>]] and
-[[`t` <<tile shape>>]], all in one paragraph.
-
-Shell: export PATH=$CUDA_HOME/bin:$PATH; ${HOME}/bin:${PATH};
-$LD_LIBRARY_PATH:$X. Math stays math: $N/64$ and $x^2$.
-
-![a figure](fig.svg)
-
-<<tile shape>>=
-@
-
-<<a.c>>=
-int x;
-<<tile shape>>
-@
-
-<<tile shape>>=
-@
-"""
-USE = '<a class="nwuse" data-chunk="{0}" href="#nw-{1}">⟨{0}⟩</a>'
-TILE = USE.format("tile shape", "tile-shape")
-PAGE_HAS = [  # what the page must hold, exactly
-    f"<code>f({TILE}, 2)</code>", "<code>g(x)</code>", f"<code>`t` {TILE}",
-    "<code>" + USE.format("a.c", "a-c") + "</code>",
-    "export PATH=$CUDA_HOME/bin:$PATH;", "${HOME}/bin:${PATH};",
-    "$LD_LIBRARY_PATH:$X.", 'encoding="application/x-tex">N/64<',
-    'encoding="application/x-tex">x^2<', 'src="data:image/svg+xml']
+DOC = pathlib.Path(FIXTURES, "tangle", "folder-names.nw").read_text()
+PAGE_HAS = pathlib.Path(FIXTURES, "tangle", "folder-names.expect").read_text(
+    encoding="utf-8").splitlines()   # what the page must hold, exactly
 LINES = DOC.split("\n")
 EMPTY = [i + 1 for i, l in enumerate(LINES) if l == "<<tile shape>>="]
 NAMES = ["plain", "a b", "sh'\"$&;|*?()`<x>\\t\\", "url#x%20y?a=b&c=:d",
@@ -380,8 +352,7 @@ def lay_out(d, text):
                        ("site", "index.html", "downloads")):
         shutil.copytree(os.path.join(REPO, sub), d / sub,
                         ignore=shutil.ignore_patterns(*skip))
-    (d / "fig.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" '
-                               'width="4" height="4"/>\n')
+    shutil.copy(os.path.join(FIXTURES, "tangle", "fig.svg"), d)
     (d / "a doc.nw").write_text(text)
     return d / "a doc.nw"
 
