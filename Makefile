@@ -437,7 +437,7 @@ compile-test: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json
 facts-test: ## the facts pipeline, the verdicts, the GPU facts parser
 	@$(TEST) tests/test_facts.py
 
-PAGE_TEST := tests/test_page.py tests/pagelib.py tests/page_checks.js
+PAGE_TEST := tests/test_page.py tests/page_checks.js
 page-test: site $(PAGE_TEST) ## the page: round trip, Chromium, tidy, fuzz
 	@$(NEED) $(call sq,$(TIDY)) tidy
 	@$(NEED) $(call sq,$(CHROMIUM)) chromium

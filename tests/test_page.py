@@ -9,24 +9,193 @@ tests another weave of day74.nw."""
 
 import base64
 import functools
+import html
 import json
 import os
 import pathlib
+import random
 import re
 import shutil
+import subprocess
 import sys
+import tempfile
 
 import pytest
 
-import pagelib as P
 from conftest import FIXTURES, REPO, run
 
 PAGE = os.environ.get("PAGE", os.path.join(REPO, "site", "index.html"))
 NW = os.path.join(REPO, "day74.nw")
-DEMO = P.fixture("page-demo.nw")
+DEMO = os.path.join(FIXTURES, "weave", "page-demo.nw")
 WIDTHS, SCHEMES = (375, 768, 1280), ("light", "dark")
 KEY_COLUMNS = (r"^N$", r"piped\s*/\s*sync", r"%\s*of\s*cuBLAS")
 SHOTS = os.environ.get("PAGE_SHOTS")
+
+# ---- helpers: noweb's reading, a page's chunks, weaving, Chromium -----------
+WEAVE_FIXTURES = os.path.join(FIXTURES, "weave")
+NW2MD = os.path.join(REPO, "tools", "lit", "nw2md.py")
+WEAVE = os.path.join(REPO, "tools", "lit", "weave.sh")
+NOWEB_LIB = os.environ.get("NOWEB_LIB", "/usr/lib/noweb")
+# Weaves find the fixtures' plots.
+WEAVE_ENV = {**os.environ, "SITE_EXTRA_RESOURCES":
+             os.path.join(WEAVE_FIXTURES, "plots")}
+# A chunk as tools/lit/nw2md.py marks it up, uses as <a class="nwuse">.
+CHUNK = re.compile(r'<div class="nwchunk"[^>]*? data-chunk="([^"]*)".*?'
+                   r'<pre class="nwcode[^"]*"><code>(.*?)</code></pre>', re.S)
+USE = re.compile(r'<a class="nwuse" data-chunk="([^"]*)"[^>]*>.*?</a>')
+
+
+def fixture(name):
+    return os.path.join(WEAVE_FIXTURES, name)
+
+
+@functools.lru_cache(maxsize=None)
+def _markup(nw, flags, *stamp):
+    return subprocess.run([os.path.join(NOWEB_LIB, "markup"), *flags, nw],
+                          check=True, capture_output=True).stdout
+
+
+def markup(nw, *flags):
+    """noweb's markup of nw (-t: tabs kept), read once per file version."""
+    st = os.stat(nw)
+    return _markup(nw, flags, st.st_mtime_ns, st.st_size)
+
+
+def notangle(nw, name):
+    """`notangle -R'name' nw`, by its stages: the script cannot quote."""
+    return subprocess.run([os.path.join(NOWEB_LIB, "nt"), "-R" + name],
+                          input=markup(nw), check=True,
+                          capture_output=True).stdout.decode()
+
+
+def read_chunks(html_text):
+    """{name: [definition]}, a definition a list of lines, each a list of
+    code text (str) and uses (("use", name))."""
+    chunks = {}
+    for name, body in CHUNK.findall(html_text):
+        assert body.endswith("\n") or not body, "chunk %r: no final \\n" % name
+        lines = [[("use", html.unescape(x)) if i % 2 else
+                  html.unescape(re.sub(r"<[^>]+>", "", x))
+                  for i, x in enumerate(USE.split(raw)) if i % 2 or x]
+                 for raw in body.split("\n")[:-1]]
+        chunks.setdefault(html.unescape(name), []).append(lines)
+    return chunks
+
+
+def source_chunks(nw):
+    """read_chunks' result as noweb's markup reads nw."""
+    chunks, lines = {}, None
+    for raw in markup(nw, "-t").decode().split("\n"):
+        kw, _, arg = raw.partition(" ")
+        if kw == "@defn":
+            name, lines = arg, []
+        elif lines is None:
+            continue
+        elif kw == "@nl":
+            lines.append([])
+        elif kw == "@use" and lines:
+            lines[-1].append(("use", arg))
+        elif kw == "@text" and arg and lines:   # markup splits at << too
+            if lines[-1] and isinstance(lines[-1][-1], str):
+                lines[-1][-1] += arg
+            else:
+                lines[-1].append(arg)
+        elif kw == "@end":
+            chunks.setdefault(name, []).append(lines[:-1] if lines and
+                                               not lines[-1] else lines)
+            lines = None
+    return chunks
+
+
+def roundtrip(html_text, nw):
+    """Where the page's chunks differ from noweb's reading of nw."""
+    page, src = read_chunks(html_text), source_chunks(nw)
+    problems = ["chunk names differ: only on page %s, only in source %s" % (
+        sorted(set(page) - set(src)), sorted(set(src) - set(page)))
+        ] if set(page) != set(src) else []
+    for name in sorted(set(page) & set(src)):
+        for i, (a, b) in enumerate(zip(page[name], src[name])):
+            if a != b:
+                at = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y),
+                          min(len(a), len(b)))
+                problems.append("chunk %r part %d, line %d: page %r, source "
+                                "%r" % (name, i + 1, at + 1, a[at:at + 1],
+                                        b[at:at + 1]))
+        if len(page[name]) != len(src[name]):
+            problems.append("chunk %r: %d parts on the page, %d in the "
+                            "source" % (name, len(page[name]), len(src[name])))
+    return problems
+
+
+def weave_page(nw, facts="facts-empty.json", out=None):
+    """The page weave.sh makes of nw with a facts fixture (kept at out)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = out or os.path.join(tmp, "page.html")
+        p = run([WEAVE, nw, fixture(facts), path], env=WEAVE_ENV)
+        assert p.returncode == 0, "weave.sh failed: " + p.stderr[-2000:]
+        return pathlib.Path(path).read_text(encoding="utf-8")
+
+
+def texts(html_text, tag, cls=None):
+    """Plain texts of the page's <tag class=cls> (tag must not nest)."""
+    return [html.unescape(re.sub(r"<[^>]+>", "", body)) for attrs, body in
+            re.findall(r"<%s\b([^>]*)>(.*?)</%s>" % (tag, tag), html_text, re.S)
+            if cls is None or re.search(r'class="[^"]*\b%s\b' % cls, attrs)]
+
+
+def numbers(text):
+    """[(value, decimals)] of the numbers written in a text."""
+    return [(float(m.group(0).replace(",", "")), len(m.group(1) or ""))
+            for m in re.finditer(r"(?<![\w.])\d[\d,]*(?:\.(\d+))?", text)]
+
+
+class Browser:
+    """One headless Chromium (selenium); pages get page_checks.js as C."""
+
+    def __init__(self):
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = shutil.which(os.environ.get("CHROMIUM",
+                                                           "chromium"))
+        for flag in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                     "--disable-dev-shm-usage", "--hide-scrollbars",
+                     "--window-size=1280,900"):
+            opts.add_argument(flag)
+        opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.d = webdriver.Chrome(options=opts, service=Service(
+            shutil.which(os.environ.get("CHROMEDRIVER", "chromedriver"))))
+        self.checks = pathlib.Path(REPO, "tests", "page_checks.js") \
+            .read_text(encoding="utf-8")
+
+    def open(self, path, width, scheme="light", media="screen"):
+        self.d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": 900, "deviceScaleFactor": 1,
+            "mobile": width < 600})
+        self.d.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+            "media": media, "features": [
+                {"name": "prefers-color-scheme", "value": scheme}]})
+        self.d.get("about:blank")
+        self.d.get("file://" + path)
+        self.d.execute_script(self.checks)
+        return self
+
+    def run(self, check, *args):
+        return self.d.execute_script(
+            "return C[arguments[0]](...arguments[1])", check, args)
+
+    def shot(self, path, selector=None):
+        """A PNG of the element (or the first screen) at path."""
+        clip = self.d.execute_script(
+            "const e = arguments[0] && document.querySelector(arguments[0]);"
+            "if (!e) return null; const r = e.getBoundingClientRect();"
+            "return {x: 0, y: Math.max(0, r.top + scrollY - 16), scale: 1,"
+            " width: innerWidth, height: Math.min(r.height + 32, 2400)}",
+            selector)
+        png = self.d.execute_cdp_cmd("Page.captureScreenshot", dict(
+            clip=clip, captureBeyondViewport=True) if clip else {})
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(png["data"]))
 
 
 @pytest.fixture(scope="session")
@@ -38,12 +207,12 @@ def page():
 def demo(tmp_path_factory):
     """(path, text) of the demo fixture woven with facts-good.json."""
     path = str(tmp_path_factory.mktemp("demo") / "demo.html")
-    return path, P.weave_page(DEMO, "facts-good.json", out=path)
+    return path, weave_page(DEMO, "facts-good.json", out=path)
 
 
 @pytest.fixture(scope="session")
 def browser():
-    b = P.Browser()
+    b = Browser()
     yield b
     b.d.quit()
 
@@ -64,7 +233,7 @@ def demo_view(request, browser, demo):
 # ---- the page, read as text -------------------------------------------------
 
 def test_every_chunk_equals_noweb(page):
-    problems = P.roundtrip(page, NW)
+    problems = roundtrip(page, NW)
     assert not problems, "\n  ".join(problems[:10])
 
 
@@ -104,7 +273,7 @@ def tidy_problems(path):
 def test_tidy(demo):
     """tidy finds nothing on the page and the demo, and sees a bad page."""
     assert tidy_problems(PAGE) == [] and tidy_problems(demo[0]) == []
-    assert tidy_problems(P.fixture("tidy-bad.html")), "bad page unseen"
+    assert tidy_problems(fixture("tidy-bad.html")), "bad page unseen"
 
 
 @pytest.mark.parametrize("path", [PAGE, "demo"])
@@ -112,7 +281,7 @@ def test_plots_name_the_tables_of_their_numbers(path, page, demo):
     """Every plot names (aria-describedby) and links results tables that
     show each number it draws (NAME.values.tsv; '?': nothing ran)."""
     html, plots = (page, os.path.join(REPO, "build", "plots")) \
-        if path == PAGE else (demo[1], P.fixture("plots"))
+        if path == PAGE else (demo[1], fixture("plots"))
     tables = dict(re.findall(r'<div id="([^"]+)" class="results-table"[^>]*>'
                              r'(.*?)</div>', html, re.S))
     figures = re.findall(r'<figure class="plot" data-plot="([^"]+)" aria-'
@@ -121,7 +290,7 @@ def test_plots_name_the_tables_of_their_numbers(path, page, demo):
     for name, ids, body in figures:
         assert ids.split() and set(ids.split()) <= set(tables), name
         assert all('href="#%s"' % i in body for i in ids.split()), name
-        shown = P.numbers(" ".join(P.texts(" ".join(
+        shown = numbers(" ".join(texts(" ".join(
             tables[i] for i in ids.split()), "t[dh]")))
         rows = pathlib.Path(plots, name + ".values.tsv").read_text()
         missing = [v for row in rows.splitlines()[1:] for v in
@@ -136,25 +305,25 @@ def test_plots_name_the_tables_of_their_numbers(path, page, demo):
 # awkward-X.nw's page shows each line KIND<TAB>TEXT of awkward-X.expect
 # ("\\t": a tab): code (an inline code span), para (prose), line (of code),
 # html (in the page), absent (not in it), chunk (a name), head (a header).
-AWKWARD = sorted(f[:-3] for f in os.listdir(P.WEAVE_FIXTURES)
+AWKWARD = sorted(f[:-3] for f in os.listdir(WEAVE_FIXTURES)
                  if f.startswith("awkward-") and f.endswith(".nw"))
 
 
 @pytest.mark.parametrize("name", AWKWARD)
 def test_awkward_input(name):
     """Round trip, valid anchors, and what the .expect file says."""
-    html = P.weave_page(P.fixture(name + ".nw"))
-    assert P.roundtrip(html, P.fixture(name + ".nw")) == []
+    html = weave_page(fixture(name + ".nw"))
+    assert roundtrip(html, fixture(name + ".nw")) == []
     assert all(re.fullmatch(r"[a-z][a-z0-9-]*", a) for a in
                re.findall(r'<div class="nwchunk" id="([^"]+)"', html))
-    chunks = P.read_chunks(html)
-    seen = {"code": P.texts(html, "code"), "html": html, "chunk": chunks,
-            "para": " ".join(P.texts(html, "p")),
-            "head": P.texts(html, "a", "nwname"),
+    chunks = read_chunks(html)
+    seen = {"code": texts(html, "code"), "html": html, "chunk": chunks,
+            "para": " ".join(texts(html, "p")),
+            "head": texts(html, "a", "nwname"),
             "line": ["".join(x if isinstance(x, str) else "<<%s>>" % x[1]
                              for x in line) for defs in chunks.values()
                      for d in defs for line in d]}
-    for expect in pathlib.Path(P.fixture(name + ".expect")).read_text() \
+    for expect in pathlib.Path(fixture(name + ".expect")).read_text() \
             .splitlines():
         if expect and not expect.startswith("#"):
             kind, text = expect.replace("\\t", "\t").split("\t", 1)
@@ -167,7 +336,7 @@ def test_awkward_input(name):
 # .when text kept or dropped by a fact; folded details, boxes, an embedded
 # figure; a wide numeric table's transposed copy, a wide text table's cards.
 DEMO_SHOWS, DEMO_LACKS = json.loads(pathlib.Path(
-    P.fixture("page-demo.json")).read_text()).values()
+    fixture("page-demo.json")).read_text()).values()
 
 
 def test_demo_facts_boxes_and_tables(demo):
@@ -183,13 +352,12 @@ def test_missing_and_unknown_facts(tmp_path):
     """A schema name without a value is named on stderr; one outside the
     schema stops the build, named with its source line, leaving no page."""
     out = str(tmp_path / "x.html")
-    p = run([P.WEAVE, DEMO, P.fixture("facts-good.json"), out],
-            env=P.WEAVE_ENV)
+    p = run([WEAVE, DEMO, fixture("facts-good.json"), out], env=WEAVE_ENV)
     assert p.returncode == 0, p.stderr
     assert "unmeasured.one" in p.stderr and "not yet measured" in p.stderr
     os.remove(out)
-    p = run([P.WEAVE, P.fixture("facts-unknown.nw"),
-             P.fixture("facts-bad.json"), out])
+    p = run([WEAVE, fixture("facts-unknown.nw"),
+             fixture("facts-bad.json"), out])
     assert p.returncode != 0, "build succeeded"
     assert "not.in.schema" in p.stderr and "facts-unknown.nw:5" in p.stderr
     assert not os.path.exists(out), "a failed build left its output"
@@ -202,13 +370,106 @@ def test_missing_and_unknown_facts(tmp_path):
     ("", ["-bogus"], 2, "unknown option")])
 def test_nw2md_rejects_bad_input(text, option, rc, needle):
     """Not a noweb pipeline: a clear error, exit 1; a bad option: exit 2."""
-    p = run([P.NW2MD, *option], input=text)
+    p = run([NW2MD, *option], input=text)
     assert p.returncode == rc and needle in p.stderr
+
+
+# ---- seeded random noweb documents for the fuzz test of nw2md.py ----------
+NAME = "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789_.,;:!?'\"()&*+-/%#$"
+CODE = ("abcdefghijklmnopqrstuvwxyz_ABC0123456789 \t(){}[];,.+-*/%=!?'\"\\#&|"
+        "^~:<>`$µ≡⟨")
+WORDS = ["the", "tile", "a < b", "c > d", "x & y", "&amp;", "<b>",
+         "__syncthreads()", "snake_case", "*star*", "`tick`", "\\", "$5",
+         "µs", "≡", "kernel@<<<g>>>", "100%", "#1"]
+PREFIXES = ["", "\t", "    ", "  x = ", "\t\tf(", "ab\t"]
+
+
+def text(rng, chars, n):
+    """Random text from chars, without "<<", ">>" or a trailing "<"."""
+    s = "".join(rng.choice(chars) for _ in range(n))
+    return re.sub(r"([<>])\1+", r"\1", s).rstrip("<@")
+
+
+def name(rng, taken):
+    """A fresh chunk name: words, punctuation, maybe a [[quote]]."""
+    while True:
+        words = [text(rng, NAME, rng.randint(1, 8)) or "n"
+                 for _ in range(rng.randint(1, 4))]
+        if rng.random() < 0.3:
+            words.insert(0, "[[%s]]" % text(rng, "abcxyz_%+",
+                                            rng.randint(1, 4)))
+        n = " ".join(words).replace("[[]]", "q")
+        if n not in taken:
+            taken.add(n)
+            return n
+
+
+def code_line(rng, usable):
+    """A line of code: text, an escape, maybe a use of a chunk."""
+    r = rng.random()
+    if r < 0.05:
+        return "@@" + text(rng, CODE, rng.randint(0, 10))
+    if r < 0.1:
+        return ""
+    line = text(rng, CODE, rng.randint(0, 30))
+    if rng.random() < 0.15:
+        line += " kernel@<<<grid, block>>>(x);"
+    if usable and rng.random() < 0.4:
+        tail = text(rng, CODE, rng.randint(1, 10)).lstrip(">")
+        line = (rng.choice(PREFIXES) + "<<%s>>" % rng.choice(usable) +
+                (" " + tail if rng.random() < 0.5 else ""))
+    return " " + line if line.startswith("@") and \
+        not line.startswith("@@") else line
+
+
+def document(rng):
+    """A random noweb document (text)."""
+    taken = set()
+    names = [name(rng, taken) for _ in range(rng.randint(1, 6))]
+    defs = [(n, [code_line(rng, names[i + 1:])
+                 for _ in range(rng.randint(0, 6))])
+            for i, n in enumerate(names) for _ in range(rng.randint(1, 3))]
+    rng.shuffle(defs)
+    out = []
+    for n, body in defs:
+        prose = [rng.choice(WORDS) for _ in range(rng.randint(0, 12))]
+        if rng.random() < 0.5:
+            prose.append("[[%s]]" % (text(rng, "abc_<>&*`$ ", rng.randint(
+                1, 8)).replace("]", "").strip() or "q"))
+        out += ["Prose " + " ".join(prose) + "\n\n", "<<%s>>=\n" % n]
+        out += [line + "\n" for line in body]
+        out.append("@ %def " + " ".join(rng.sample(
+            ["x", "kernel", "tile", "__restrict__", "a_b"], 2)) + "\n"
+            if rng.random() < 0.3 else "@\n")
+    return "".join(out)
+
+
+def fuzz(seed, count):
+    """Check count random documents; returns the failures."""
+    rng, failures = random.Random(seed), []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in range(count):
+            path = os.path.join(tmp, "doc%d.nw" % n)
+            pathlib.Path(path).write_text(document(rng), encoding="utf-8")
+            p = run([os.environ.get("NOWEAVE", "noweave"), "-n", "-t",
+                     "-index", "-backend", os.path.relpath(NW2MD, REPO),
+                     path])   # noweave splits a backend path at spaces
+            problems = (["nw2md exit %d: %s" % (p.returncode, p.stderr)]
+                        if p.returncode else roundtrip(p.stdout, path))
+            if n % 25 == 0 and not problems:   # now and then, a whole page
+                problems = roundtrip(weave_page(path), path)
+            if problems:
+                keep = os.path.join(REPO, "build", "fuzz-failure-%d.nw" % n)
+                os.makedirs(os.path.dirname(keep), exist_ok=True)
+                shutil.copy(path, keep)
+                failures.append("seed %d doc %d (%s): %s" % (
+                    seed, n, keep, problems[0][:400]))
+    return failures
 
 
 def test_fuzz_backend():
     """Random noweb documents: nw2md.py never fails, keeps every line."""
-    failures = P.fuzz(int(os.environ.get("FUZZ_SEED", "7474")),
+    failures = fuzz(int(os.environ.get("FUZZ_SEED", "7474")),
                       int(os.environ.get("FUZZ_COUNT", "60")))
     assert not failures, "\n  ".join(failures[:5])
 
@@ -265,7 +526,7 @@ def test_gather_and_weave(module):
     assert re.search(r'data-fact="hello.ms"[^>]*>1\.23<', html)
     assert "fast enough" in html and "too slow" not in html
     assert 'id="nw-index"' in html and 'class="nwuse"' in html
-    assert P.roundtrip(html, os.path.join(module, "tiny.nw")) == []
+    assert roundtrip(html, os.path.join(module, "tiny.nw")) == []
 
 
 # ---- in Chromium ------------------------------------------------------------
@@ -325,8 +586,8 @@ def test_copy_buttons_copy_the_tangled_chunk(browser, demo, which):
     (demo: tabs, nesting, UTF-8, quotes); other code copies its text."""
     path, nw = (PAGE, NW) if which == "page" else (demo[0], DEMO)
     got = browser.open(path, 1280).run("copies")
-    assert set(got["chunks"]) == set(P.source_chunks(nw))
-    want = {name: P.notangle(nw, name) for name in got["chunks"]}
+    assert set(got["chunks"]) == set(source_chunks(nw))
+    want = {name: notangle(nw, name) for name in got["chunks"]}
     assert [(n, c["buttons"], c["copied"][:1], want[n])
             for n, c in got["chunks"].items() if not c["buttons"] or
             c["copied"] != [want[n]] * c["buttons"] or
@@ -346,7 +607,7 @@ def test_copy_reaches_the_clipboard(browser, demo):
     got = b.d.execute_async_script(
         "const done = arguments[0]; setTimeout(() => navigator.clipboard"
         ".readText().then(done, e => done('ERROR ' + e)), 200);")
-    assert got == P.notangle(DEMO, name)
+    assert got == notangle(DEMO, name)
 
 
 @pytest.mark.parametrize("which", ["page", "demo"])
