@@ -89,7 +89,8 @@ PROGRAM := pipelined_gemm.cu blocked_gemm.cu kernels.h harness.h harness.c \
 KERNELS := pipelined_gemm pitfalls/wrong-stage pitfalls/barrier-for-wait \
            pitfalls/unmatched-commit exercises/solution \
            experiments/barrier-async-arrive \
-           experiments/barrier-wait-then-arrive experiments/pipeline-wait-all
+           experiments/barrier-wait-then-arrive experiments/pipeline-wait-all \
+           experiments/one-barrier-sync
 BLOCKED_KERNELS := experiments/blocked-cuda-pipeline
 # The exercise's file, built only by make exercise-check (unwritten, it fails).
 STUDENT := exercises/student

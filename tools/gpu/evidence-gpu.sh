@@ -151,13 +151,16 @@ step "exercise solution" "$pre-solution.txt" "$VAR/exercises/solution" \
     --sizes 1024,2048,4096 --csv "$pre-solution.csv"
 fi
 
-# ---- the mechanism against residency: the thread-scope solution ------------
+# ---- against residency: the thread-scope loop, the one-barrier kernel ------
 if want mechanism; then
-for b in 1 2 natural; do
-    repeat "$pre-mechanism.txt.$b" "$pre-mechanism-$b" 3 \
-        "$VAR/exercises/solution" --sizes 1024,2048,4096 --blocks-per-sm $b
+for k in mechanism:exercises/solution onebarrier:experiments/one-barrier-sync
+do
+    for b in 1 2 natural; do
+        repeat "$pre-${k%%:*}.txt.$b" "$pre-${k%%:*}-$b" 3 "$VAR/${k#*:}" \
+            --sizes 1024,2048,4096 --blocks-per-sm $b
+    done
+    concat "$pre-${k%%:*}.txt" "$pre-${k%%:*}.txt."{1,2,natural}
 done
-concat "$pre-mechanism.txt" "$pre-mechanism.txt."{1,2,natural}
 fi
 
 # ---- the depths, three processes each (the exercise's table has one) ---------
