@@ -35,6 +35,12 @@ def check(tmp_path, kind, files, *args):
     return p, json.loads(out.read_text()) if out.exists() else None
 
 
+def cases(test):
+    """The cases of test in cases.json ({test: {id: [arguments]}})."""
+    return [pytest.param(*v, id=k) for k, v in json.loads(read(
+        "cases.json"))[test].items()]
+
+
 def test_real_sm80_report():
     """No cp.async at sm_75; from sm_80 all in piped kernels, with a copy
     and LDGSTS, none in matmulBlockedSync; one K-slice's FFMA, LDS.128."""
@@ -75,12 +81,7 @@ def test_compiles_are_warning_free():
             assert not re.search(r"warning|error", read(name, CK), re.I), name
 
 
-# {id: [ptx, sass, exit status, in stderr, {report path: value}]}
-SM80 = json.loads(read("sm80-cases.json"))
-
-
-@pytest.mark.parametrize("ptx,sass,rc,expect,want", list(SM80.values()),
-                         ids=list(SM80))
+@pytest.mark.parametrize("ptx,sass,rc,expect,want", cases("sm80"))
 def test_sm80_fixtures(tmp_path, ptx, sass, rc, expect, want):
     """A good build passes, its forms counted per kernel; each fault fails,
     named; a fused sync kernel is recorded, not failed; unreadable PTX is a
@@ -159,48 +160,32 @@ def test_real_stage_limits():
             assert row["blocked_sync"]["spill_bytes"] == 0
 
 
-GOOD_SMEM = {2: 16424, 3: 24632, 4: 32840, 5: 41048}
-WRONG = read("wrong-assert.txt")
-
-
-@pytest.mark.parametrize("smem,refused,rc,expect", [
-    (GOOD_SMEM, None, 0, ""),
-    ({**GOOD_SMEM, 5: 41060}, None, 1, "not constant"),
-    ({2: 16424, 3: 16424 + 4096}, None, 1, "a step of 4096"),
-    (GOOD_SMEM, "exit=0\n", 1, "exit 0"),
-    (GOOD_SMEM, WRONG, 1, "not by the 48 KiB"),
-    ({**GOOD_SMEM, 5: 49160}, None, 1, "exceed")],
-    ids=["good", "uneven", "small-step", "compiles", "wrong-assert", "over"])
+@pytest.mark.parametrize("smem,refused,rc,expect", cases("stages"))
 def test_stage_limits_fixtures(tmp_path, smem, refused, rc, expect):
     """A uniform step passes; an uneven or small step, a deepest depth that
     compiles or fails another assertion, a depth over 48 KiB fail, named."""
     files = {f"sm_80-s{n}.ptxas.txt": read("ptxas-template.txt").replace(
         "{smem}", str(b)) for n, b in smem.items()}
-    files["refused"] = refused or read("refused-ok.txt")
+    files["refused"] = read(refused)
     p, _ = check(tmp_path, "stages", files, "--refused",
                  str(tmp_path / "refused"), "--arch", "sm_80", "--stages",
-                 *map(str, smem), "--tile-bytes", str(TILE))
+                 *smem, "--tile-bytes", str(TILE))
     assert p.returncode == rc and expect in p.stderr, p.stderr
 
 
 BLOCKED_SRC = read("blocked-sizes.h") + checks.OPT_IN
 
 
-@pytest.mark.parametrize("depths,sync_smem,spill,src,expect", [
-    ((2, 3, 4), 16384, 0, BLOCKED_SRC, ""),
-    ((2, 3, 4), 16384, 8, BLOCKED_SRC, "spills 16 bytes"),
-    ((2, 3, 4), 16400, 0, BLOCKED_SRC, "not one stage (16384"),
-    ((2, 3, 4), 16384, 0, BLOCKED_SRC.replace("Max", ""), "never sets"),
-    ((2, 3), 16384, 0, BLOCKED_SRC, "nothing calls for dynamic")],
-    ids=["good", "spills", "sync-smem", "no-opt-in", "fits-static"])
-def test_blocked_stage_fixtures(depths, sync_smem, spill, src, expect):
-    """One stage is 4 K (M + N) bytes, matmulBlockedSync's; N dynamic; a
-    spill, another sync size, no opt-in or no depth past 48 KiB fail."""
+@pytest.mark.parametrize("depths,sync_smem,spill,cut,expect",
+                         cases("blocked-stages"))
+def test_blocked_stage_fixtures(depths, sync_smem, spill, cut, expect):
+    """A stage is 4 K (M + N) bytes, matmulBlockedSync's; N dynamic; a spill,
+    another sync size, no opt-in (cut Max) or no depth past 48 KiB fail."""
     fails, k = [], {"registers": 100, "spill_bytes": spill}
     r = checks.analyse_blocked({"sm_80": {n: {
         "_Z18matmulBlockedPipedPKfS0_Pfi": {**k, "smem_bytes": 0},
         "_Z17matmulBlockedSyncPKfS0_Pfi": {**k, "smem_bytes": sync_smem}}
-        for n in depths}}, src, fails.append)
+        for n in depths}}, BLOCKED_SRC.replace(cut, ""), fails.append)
     assert all(expect in f for f in fails) and bool(fails) == bool(expect)
     assert r["table"]["sm_80"]["3"]["blocked_piped"]["dynamic_bytes"] == \
         49152
@@ -208,13 +193,7 @@ def test_blocked_stage_fixtures(depths, sync_smem, spill, src, expect):
         checks.blocked_stage_bytes(BLOCKED_SRC.replace("kBlockedK", "kK"))
 
 
-@pytest.mark.parametrize("ptx,sass,expect", [
-    ("good-sm_80.ptx", "good-sm_80.sass", ""),
-    ("bad-register-fill.ptx", "good-sm_80.sass",
-     "sm_80 PTX: matmulBlockedPiped holds no global-to-shared"),
-    ("bad-in-sync.ptx", "good-sm_80.sass", "matmulBlockedSync holds 2"),
-    ("good-sm_80.ptx", "fused.sass", "matmulBlockedSync holds 1 LDGSTS")],
-    ids=["good", "register-fill", "in-sync", "fused"])
+@pytest.mark.parametrize("ptx,sass,expect", cases("sm80-blocked"))
 def test_sm80_blocked_fixtures(tmp_path, ptx, sass, expect):
     """--blocked checks the blocked pair (fixtures renamed) beside a good
     lesson pair; ptxas fusing matmulBlockedSync fails."""

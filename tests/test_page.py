@@ -375,13 +375,9 @@ def test_nw2md_rejects_bad_input(text, option, rc, needle):
 
 
 # ---- seeded random noweb documents for the fuzz test of nw2md.py ----------
-NAME = "abcdefghijklmnopqrstuvwxyzABCXYZ0123456789_.,;:!?'\"()&*+-/%#$"
-CODE = ("abcdefghijklmnopqrstuvwxyz_ABC0123456789 \t(){}[];,.+-*/%=!?'\"\\#&|"
-        "^~:<>`$µ≡⟨")
-WORDS = ["the", "tile", "a < b", "c > d", "x & y", "&amp;", "<b>",
-         "__syncthreads()", "snake_case", "*star*", "`tick`", "\\", "$5",
-         "µs", "≡", "kernel@<<<g>>>", "100%", "#1"]
-PREFIXES = ["", "\t", "    ", "  x = ", "\t\tf(", "ab\t"]
+# Characters of chunk names and code, prose words, code lines' prefixes.
+NAME, CODE, WORDS, PREFIXES = json.loads(pathlib.Path(
+    fixture("fuzz.json")).read_text(encoding="utf-8")).values()
 
 
 def text(rng, chars, n):

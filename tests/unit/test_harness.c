@@ -565,33 +565,6 @@ static const day74_run_info sample_info = {
     },
 };
 
-/* sample_info's preamble lines but for the pairs' and the settings'. */
-static const char *const run_lines[] = {
-    "# program: pipelined_gemm (day 74)", "# gpu: NVIDIA Test GPU",
-    "# compute_capability: 8.6", "# host: test-host",
-    "# command: pipelined_gemm --sizes 1024", "# toolkit: CUDA 13.0",
-    "# driver: 580.159.04", "# driver_api_version: 12040",
-    "# runtime_version: 13000", "# build_arch: sm_80", "# stages: 3",
-    ("# source_sha256: "
-     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"),
-    "# seed: 18446744073709551615", "# timed_launches: 25",
-    "# date_utc: 2024-01-02T03:04:05Z", "# l2_flush_bytes: 125829120",
-    "# sm_count: 132", "# regs_per_sm: 65536",
-    "# smem_per_sm_bytes: 233472", "# l2_bytes: 62914560",
-    "# max_sm_clock_mhz: 1980",
-};
-
-/* <pair>_<sync|piped>_<field> lines: fields, values [pair][role][field]. */
-static const char *const kernel_fields[7] = {
-    "kernel", "registers", "static_smem_bytes", "dynamic_smem_bytes",
-    "blocks_per_sm", "ptx_version", "binary_version"};
-static const char *const kernel_values[DAY74_PAIRS][2][7] = {
-    {{"sgemm_sync", "40", "8192", "0", "6", "80", "80"},
-     {"sgemm_piped", "48", "16400", "24576", "3", "0", "90"}},
-    {{"sgemm_blocked_sync", "128", "16384", "4096", "2", "81", "86"},
-     {"sgemm_blocked_piped", "127", "0", "49152", "1", "82", "87"}},
-};
-
 static const day74_row sample_row = {
     .pair = DAY74_PAIR_BLOCKED, .n = 1024, .blocks = 64, .waves = 64.0 / 132.0,
     .correct = 1, .identical = 1, .sync_rel_err = 1.25e-6,
@@ -647,11 +620,27 @@ static void read_csv(const day74_run_info *info, const day74_row *row,
 
 static int by_text(const void *a, const void *b) { return strcmp(a, b); }
 
-/* The preamble is exactly these lines, in any order: run_lines, the
-   settings, and seven per kernel of each pair that ran (none for the
-   other, whose records are bogus). The row: its pair's name (by turns),
-   then each column's value, to its precision. The table's header and row
-   line up: pair, N, ..., the piped kernel's clock. */
+/* sample_info's preamble but the settings (a fixture: make unit-test runs
+   from the module's root), less the lines of pairs not in pairs. */
+static size_t preamble(unsigned pairs, char lines[][256], size_t max)
+{
+    FILE *f = fopen("tests/fixtures/unit/csv-preamble.txt", "r");
+    size_t n = 0;
+    assert_non_null(f);
+    while (n < max && fgets(lines[n], 256, f) != NULL) {
+        lines[n][strcspn(lines[n], "\n")] = '\0';
+        n += !(strncmp(lines[n], "# basic_", 8) == 0 && !(pairs & 1)) &&
+             !(strncmp(lines[n], "# blocked_", 10) == 0 && !(pairs & 2));
+    }
+    assert_int_equal(fclose(f), 0);
+    return n;
+}
+
+/* The preamble is exactly these lines, in any order: preamble()'s (seven
+   per kernel of each pair that ran, none for the other, whose records are
+   bogus) and the settings. The row: its pair's name (by turns), then each
+   column's value, to its precision. The table's header and row line up:
+   pair, N, ..., the piped kernel's clock. */
 TEST(test_csv) {
     static const struct {
         unsigned pairs;
@@ -663,8 +652,6 @@ TEST(test_csv) {
         {3, 1, 0, "1", "warm"}, {3, 4, 1, "4", "cold"},
         {3, DAY74_MAX_BLOCKS_PER_SM, 1, "32", "cold"},
     };
-    static const char *const pairs[] = {"basic", "blocked"};
-    static const char *const roles[] = {"sync", "piped"};
     static char want[96][256], got[96][256];
     for (size_t i = 0; i < COUNT_OF(cases); ++i) {
         day74_run_info info = sample_info;
@@ -674,23 +661,14 @@ TEST(test_csv) {
         info.pairs = cases[i].pairs;
         info.blocks_per_sm = cases[i].blocks_per_sm;
         info.cold_l2 = cases[i].cold_l2;
-        size_t n = 0, count;
-        for (; n < COUNT_OF(run_lines); ++n)
-            strcpy(want[n], run_lines[n]);
+        size_t n = preamble(info.pairs, want, 94), count;
         snprintf(want[n++], sizeof want[0], "# blocks_per_sm_setting: %s",
                  cases[i].setting);
         snprintf(want[n++], sizeof want[0], "# l2: %s", cases[i].l2);
-        for (int p = 0; p < DAY74_PAIRS; ++p) {
-            if (!(info.pairs >> p & 1)) {
+        for (int p = 0; p < DAY74_PAIRS; ++p)
+            if (!(info.pairs >> p & 1))
                 info.kernels[p][0].name = info.kernels[p][1].name =
                     "must-not-appear";
-                continue;
-            }
-            for (int k = 0; k < 14; ++k)
-                snprintf(want[n++], sizeof want[0], "# %s_%s_%s: %s",
-                         pairs[p], roles[k % 2], kernel_fields[k / 2],
-                         kernel_values[p][k % 2][k / 2]);
-        }
         read_csv(&info, &r, got, &count, row);
         qsort(want, n, sizeof want[0], by_text);
         qsort(got, count, sizeof got[0], by_text);
