@@ -90,7 +90,8 @@ KERNELS := pipelined_gemm pitfalls/wrong-stage pitfalls/barrier-for-wait \
            pitfalls/unmatched-commit exercises/solution \
            experiments/barrier-async-arrive \
            experiments/barrier-wait-then-arrive experiments/pipeline-wait-all \
-           experiments/one-barrier-sync
+           experiments/one-barrier-sync experiments/pipeline-fetch-after-wait \
+           experiments/register-prefetch
 BLOCKED_KERNELS := experiments/blocked-cuda-pipeline
 # The exercise's file, built only by make exercise-check (unwritten, it fails).
 STUDENT := exercises/student

@@ -175,12 +175,19 @@ def derive(facts, evidence):
         [f"residency.{b}.{n}.ratio_{e}" for n in sizes
          for b, e in (("1", "max"), ("natural", "min"))] + SPREAD,
         residency_verdict)
-    for name, other in (("mechanism", "residency"), ("barrier", "onebarrier")):
+    for name, other in (("mechanism", "residency"), ("barrier", "onebarrier"),
+                        ("prefetch", "prefetch")):
         pairs = [f"{m}.{b}.{n}.ratio_{e}" for b in ("1", "2", "natural")
                  for n in (2048, 4096)
                  for m, e in (("mechanism", "max"), (other, "min"))]
         put(f"verdict.{name}", pairs, lambda *v: band(
             [v[i + 1] - v[i] for i in range(0, len(v), 2)], 1e-12, 1e9))
+    near = [f"{m}.{b}.{n}.ratio" for b in ("1", "2", "natural")
+            for n in (2048, 4096)
+            for m in ("position", "mechanism", "residency")]
+    put("verdict.position", near, lambda *v: band(
+        [abs(v[i] - v[i + 2]) - abs(v[i] - v[i + 1])
+         for i in range(0, len(v), 3)], 1e-12, 1e9))
     arrives = ("pipeline", "pipeline_wait_all", "barrier_async_arrive")
     plain = ("barrier_wait_then_arrive", "solution")
     put("verdict.synccheck",

@@ -151,10 +151,11 @@ step "exercise solution" "$pre-solution.txt" "$VAR/exercises/solution" \
     --sizes 1024,2048,4096 --csv "$pre-solution.csv"
 fi
 
-# ---- against residency: the thread-scope loop, the one-barrier kernel ------
+# ---- against residency: the exercise's solution and three experiments ------
 if want mechanism; then
-for k in mechanism:exercises/solution onebarrier:experiments/one-barrier-sync
-do
+for k in mechanism:exercises/solution onebarrier:experiments/one-barrier-sync \
+    position:experiments/pipeline-fetch-after-wait \
+    prefetch:experiments/register-prefetch; do
     for b in 1 2 natural; do
         repeat "$pre-${k%%:*}.txt.$b" "$pre-${k%%:*}-$b" 3 "$VAR/${k#*:}" \
             --sizes 1024,2048,4096 --blocks-per-sm $b

@@ -169,7 +169,8 @@ def median_facts(pre, stem, settings, sizes, facts):
 def process_facts(pre, facts):
     """Runs repeated in separate processes: the residency dial (the control,
     4, once; residency.runs counts the others' processes), the thread-scope
-    and one-barrier kernels at 1, 2 and natural blocks per SM, depths 2-4."""
+    one-barrier, fetch-after-wait and register-prefetch kernels at 1, 2 and
+    natural blocks per SM, depths 2-4."""
     median_facts(pre, "residency", ("4", "1", "2", "natural"),
                  (1024, 2048, 4096), facts)
     for setting in ("1", "2", "natural", "4"):
@@ -177,7 +178,7 @@ def process_facts(pre, facts):
             f"{pre}-residency-{setting}-*.csv"))[0])[0]
         facts[f"residency.{setting}.blocks_per_sm"] = litlib.number(
             meta["basic_piped_blocks_per_sm"])
-    for stem in ("mechanism", "onebarrier"):
+    for stem in ("mechanism", "onebarrier", "position", "prefetch"):
         median_facts(pre, stem, ("1", "2", "natural"), (1024, 2048, 4096),
                      facts)
     median_facts(pre, "stages", ("2", "3", "4"), (2048,), facts)
