@@ -76,7 +76,7 @@ SHELL := /bin/sh
 NEED := tools/lit/need.sh
 FIND_TOOL := CUDA_HOME=$(call sq,$(CUDA_HOME)) tools/compile/find-tool.sh
 PY := $(PYTHON) -B
-TEST := $(PY) -m pytest -q -p no:cacheprovider
+TEST := $(PY) -m pytest -q -rs -p no:cacheprovider
 
 # ---- what the source holds --------------------------------------------------
 NW      := day74.nw

@@ -53,4 +53,4 @@ echo "setup.sh: the CUDA toolkit has no cuobjdump; installing $PIP into $VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check $PIP || {
     echo "setup.sh: could not install $PIP into $VENV: the SASS checks" \
          "(make sm80-check, compile-test) need cuobjdump and nvdisasm" >&2
-    fail 2; }
+    fail 2; } && echo "setup.sh: installed $PIP into $VENV"

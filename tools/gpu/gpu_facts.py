@@ -181,6 +181,10 @@ def process_facts(pre, facts):
     for stem in ("mechanism", "onebarrier", "position", "prefetch"):
         median_facts(pre, stem, ("1", "2", "natural"), (1024, 2048, 4096),
                      facts)
+        meta = read_csv(f"{pre}-{stem}-natural-1.csv")[0]
+        for key in ("blocks_per_sm", "registers"):
+            facts[f"{stem}.natural.{key}"] = litlib.number(
+                meta[f"basic_piped_{key}"])
     median_facts(pre, "stages", ("2", "3", "4"), (2048,), facts)
 
 
