@@ -211,6 +211,7 @@ def test_interrupts(refs):
     """SIGINT at a random moment never leaves a file make would keep, and
     the next make restores all; at least one trial really interrupts."""
     rng, d = random.Random(SEED), refs.copy("interrupt")
+    assert make(d, "tangle", "site").returncode == 0
     edited, hit, problems = False, 0, []
     for i in range(TRIALS):
         if i % 2 == 0:

@@ -291,8 +291,11 @@ TEST(test_residency_pad) {
     int padded = 0;
     for (int b = 1; b <= DAY74_MAX_BLOCKS_PER_SM; ++b) {
         const size_t pad = day74_residency_pad(H200, 8192, b);
-        if (pad == SIZE_MAX)
-            continue; /* B = 1 to 4 have one: the "B/SM" cases above */
+        if (pad == SIZE_MAX) {
+            if (b <= 4)
+                fail_msg("no padding for %d blocks per SM", b);
+            continue;
+        }
         ++padded;
         const size_t per_block = 8192 + pad + H200_RESERVED;
         if (!(per_block * (size_t)b <= H200_SMEM_PER_SM))
@@ -328,6 +331,7 @@ TEST(test_waves) {
                                 cases[i].blocks_per_sm), cases[i].want,
                     1e-12 * cases[i].want, what);
     }
+    assert_near(day74_waves(1024, 64, 132, 1), 1.94, 0.005, "1.94");
 }
 
 /* Accepted, in order: 1, 2, 3 (extremes, leading 0), and 16 sizes.
@@ -382,6 +386,16 @@ TEST(test_parse_sizes) {
         snprintf(what, sizeof what, "--sizes \"%s\"", bad[i][0]);
         expect_mentions(what, err, &bad[i][1], 1);
     }
+    /* A short error buffer is filled, not overrun; a NULL one is allowed. */
+    char small[16];
+    memset(small, 'Z', sizeof small);
+    assert_int_equal(day74_parse_sizes("100", TILE, out, DAY74_MAX_SIZES,
+                                       count, small, 8), -1);
+    assert_int_equal(strlen(small), 7);
+    for (size_t i = 8; i < sizeof small; ++i)
+        assert_int_equal(small[i], 'Z');
+    assert_int_equal(day74_parse_sizes("100", TILE, out, DAY74_MAX_SIZES,
+                                       count, NULL, 0), -1);
 }
 
 /* The options as key=value words, as test_parse_options compares them. */
