@@ -37,13 +37,14 @@ def chunk(folder, body):
 
 def test_stub(scratch):
     """The stub: the one line, no compiler, exit 1 (make's own: 2)."""
-    chunk(scratch, "DAY74_EXERCISE_NOT_YET_WRITTEN\n")
+    want = ec.NOT_WRITTEN.format(
+        chunk(scratch, "DAY74_EXERCISE_NOT_YET_WRITTEN\n") - 1) + "\n"
     p = make(scratch, "exercise-check")
-    assert (p.returncode, p.stdout) == (2, ec.NOT_WRITTEN + "\n"), p.stderr
+    assert (p.returncode, p.stdout) == (2, want), p.stderr
     assert re.fullmatch(r"make: \*\*\* \[Makefile:\d+: exercise-check\] "
                         r"Error 1\n", p.stderr)
     p = run(CHECK, cwd=scratch)   # the tool itself exits 1
-    assert (p.returncode, p.stdout + p.stderr) == (1, ec.NOT_WRITTEN + "\n")
+    assert (p.returncode, p.stdout + p.stderr) == (1, want)
 
 
 def test_broken_chunk_names_day74(scratch):

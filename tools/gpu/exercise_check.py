@@ -27,8 +27,9 @@ from collections import Counter
 from tools.compile import checks
 from tools.lit import litlib
 
-NOT_WRITTEN = ("not yet written: edit the chunk <<exercise: your pipelined "
-               "main loop>> in day74.nw (exercises/README.md says how)")
+CHUNK = "<<exercise: your pipelined main loop>>="
+NOT_WRITTEN = ("not yet written: edit the chunk " + CHUNK[:-1] + " at line {} "
+               "of day74.nw (exercises/README.md says how)")
 NO_GPU = "no GPU here: the run and the timing were skipped"
 OUT = "build/exercise-check"
 NOISE = 0.02   # piped/sync differences below this are run-to-run noise
@@ -116,7 +117,8 @@ def main(argv):
     if not os.path.isfile(src):
         ap.error(f"{src} is missing: make exercise-check tangles it")
     if "DAY74_EXERCISE_NOT_YET_WRITTEN" in litlib.read_text(src):
-        print(NOT_WRITTEN)
+        lines = litlib.read_text("day74.nw").splitlines()
+        print(NOT_WRITTEN.format(lines.index(CHUNK) + 1))
         return 1
     os.makedirs(OUT, exist_ok=True)
     p = run([os.environ.get("NVCC", "nvcc"), *shlex.split(a.nvccflags),
