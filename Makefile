@@ -382,10 +382,8 @@ site/index.html: $(NW) build/facts.json $(WEAVE_TOOLS) $(wildcard site/*.svg) \
     $(PLOTS)
 	@$(NEED) $(NOWEAVE) noweb
 	@$(NEED) $(PANDOC) pandoc
-	@mkdir -p build/site
-	SITE_EXTRA_RESOURCES=build/plots tools/lit/weave.sh $(NW) \
-	  build/facts.json build/site/index.html
-	mv build/site/index.html $@.tmp && mv $@.tmp $@
+	WEAVE_MD=build/site/index.md SITE_EXTRA_RESOURCES=build/plots \
+	  tools/lit/weave.sh $(NW) build/facts.json $@
 
 site/downloads/%: build/clean/%
 	@mkdir -p $(@D)

@@ -4,7 +4,8 @@
 # noweave with the nw2md.py back end (Markdown), then pandoc with facts.lua
 # (values from FACTS.json, by gather.py) and divs.lua (lesson boxes), the
 # template and stylesheet of SITE_DIR (default: site/ beside tools/), all
-# embedded in one page; OUTPUT.md is kept. Temporary names, then renames.
+# embedded in one page; the Markdown is kept as $WEAVE_MD (default OUTPUT.md).
+# Temporary names, then renames, so no step leaves a file make would keep.
 # NOWEAVE, PANDOC name the tools; SITE_EXTRA_RESOURCES adds an image folder.
 # noweave and pandoc see only a copy of SOURCE (without CRs at line ends or a
 # byte-order mark) and links under plain names, so any path works; messages
@@ -23,14 +24,14 @@ for f in "$src" "$facts" "$site/template.html" "$site/style.css"; do
 done
 abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$PWD" "$1" ;;
         esac; }
-md=$(abs "${out%.html}.md") out=$(abs "$out")
+md=$(abs "${WEAVE_MD:-${out%.html}.md}") out=$(abs "$out")
 case $NOWEAVE in /*) ;; */*) NOWEAVE=$PWD/$NOWEAVE ;; esac
 case $PANDOC in /*) ;; */*) PANDOC=$PWD/$PANDOC ;; esac
 work=
 trap 'rm -f "$md.tmp" "$out.tmp"; [ -z "$work" ] || rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM HUP
 work=$(mktemp -d "${TMPDIR:-/tmp}/weave.XXXXXX")
-mkdir -p "$(dirname "$out")"
+mkdir -p "$(dirname "$out")" "$(dirname "$md")"
 LC_ALL=C sed -e '1s/^\xEF\xBB\xBF//' -e 's/\r$//' "$src" > "$work/in.nw"
 for l in lit:"$here" site:"$site" facts.json:"$facts" \
          src:"$(dirname "$src")" extra:"${SITE_EXTRA_RESOURCES:-.}"; do
