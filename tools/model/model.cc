@@ -49,6 +49,7 @@ struct Copy {
     Site issue, commit, land;
     bool landed = false;
     int lander = -1;                // whose wait it landed at
+    long waits = 0;                 // the issuer's waits before the issue
     uint32_t epoch = 0;             // GROUP: the lander's clock then
 };
 struct Read { int thread; uint32_t epoch; };
@@ -63,7 +64,7 @@ struct Thread {
     std::vector<char> stack;
     Block st = RUN;
     Site at, lastWait, lastBar;
-    long seq = 0, waitN = -1, head = 0, tail = 0;
+    long seq = 0, waitN = -1, head = 0, tail = 0, waits = 0;
     std::vector<int> open;          // copies not yet committed
     std::deque<std::pair<long, std::vector<int>>> groups;  // committed
     long nextGroup = 0;
@@ -216,6 +217,10 @@ float readWord(std::size_t i)
         else if (c.seq < 0)
             why = fmt("it was never committed (__pipeline_commit), so no "
                       "wait covers it; %s", lastWait(t).c_str());
+        else if (c.thread == t && c.waits == th[t].waits)
+            why = fmt("thread %d issued it (and committed its group at %s) "
+                      "after its last wait, so no wait covers it yet; %s",
+                      t, at(c.commit).c_str(), lastWait(t).c_str());
         else if (c.thread == t)
             why = fmt("its group (committed at %s) is still in flight: %s "
                       "leaves up to %ld of its newest groups in flight, and this "
@@ -283,6 +288,7 @@ int issue(Site s, void* dst, const void* src, std::size_t bytes,
         fail(fmt("thread %d's copy at %s reads outside A and B", t,
                  at(s).c_str()));
     c.thread = t, c.tile = tile, c.mech = mech, c.issue = s;
+    c.waits = th[t].waits;
     c.slice = static_cast<int>((tile == 'A' ? off % n : off / n) /
                                lit_block_k);
     const std::size_t first = (d - __start_lit_shared) / 4;
@@ -405,6 +411,7 @@ void waitPrior(std::size_t nGroups, const char* f, int l)
     }
     me.lastWait = {f, l};
     me.waitN = static_cast<long>(nGroups);
+    ++me.waits;
     step();
 }
 
