@@ -95,16 +95,17 @@ def tangle_student(folder):
 @pytest.mark.parametrize("name", sorted(LOOPS))
 def test_wrong_loop_fails_in_model(scratch, name):
     """Each wrong loop fails in the CPU model, at its depth and not before,
-    naming the thread, the K-slice, the stage and lines of its chunk;
-    twice, the same message."""
+    naming the thread, the K-slice, the stage and lines of its chunk."""
     depth, want = LOOPS[name]
     body = pathlib.Path(FIXTURES, "exercise", "loops", name + ".txt") \
         .read_text(encoding="utf-8")
     first = chunk(scratch, body)
     tangle_student(scratch)
     cmd = CHECK_MODEL + ["build/exercises/student.cu", "--who", "your loop"]
-    p, again = (run(cmd, cwd=scratch) for _ in range(2))
-    assert p.returncode == 1 and p.stdout == again.stdout, p.stdout + p.stderr
+    p = run(cmd, cwd=scratch)
+    assert p.returncode == 1, p.stdout + p.stderr
+    if name == "barrier-before-wait":   # a race: the verdict is the same
+        assert run(cmd, cwd=scratch).stdout == p.stdout
     assert p.stdout.startswith(f"FAIL your loop, STAGES={depth}, "), p.stdout
     lines = "|".join(f"day74.nw:{n}" for n in range(
         first + 1, first + body.count("\n") + 1))

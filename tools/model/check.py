@@ -159,6 +159,9 @@ def check(src, stages=(2, 3, 4), sizes=(64, 128), who="the loop",
         obj = model_object(out)
     except RuntimeError as e:
         return 1, [f"{e}FAIL the model itself did not compile."]
+    except FileNotFoundError:
+        return 1, [f"FAIL no C++ compiler ({' '.join(cxx())}) for the CPU "
+                   "model: install g++ (nvcc needs it too) or give CXX=..."]
     slices = ", ".join(str(s // 16) for s in sizes)
     for s in stages:
         binary, err = build(src, s, out, obj, deep=s > 4)
