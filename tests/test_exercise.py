@@ -83,7 +83,13 @@ LOOPS = {
     "commit-when-fetched": (3, r"N=64 \(4 K-slices\), .*reads stage 0's [AB] "
                             r"tile before the copy of K-slice 3's [AB] .* "
                             r"__pipeline_wait_prior\(1\) at {L} leaves up to "
-                            r"1")}
+                            r"1"),
+    # not one of the five: the refill before the barrier (a copy over a
+    # stage other threads may still be reading)
+    "fill-before-barrier": (2, r"race: thread \d+'s copy of K-slice 2's [AB] "
+                            r"into stage 0's [AB] tile \({L}\) overwrites an "
+                            r"element of K-slice 0 that thread \d+ read with "
+                            r"no barrier between")}
 
 
 def tangle_student(folder):
@@ -110,6 +116,16 @@ def test_wrong_loop_fails_in_model(scratch, name):
     lines = "|".join(f"day74.nw:{n}" for n in range(
         first + 1, first + body.count("\n") + 1))
     assert re.search(want.replace("{L}", f"(?:{lines})"), p.stdout), p.stdout
+
+
+def test_model_passes_two_barrier_loop(scratch):
+    """A correct loop unlike the solution (fetch, wait with kStages - 1
+    groups in flight, a barrier either side of the compute) passes."""
+    chunk(scratch, pathlib.Path(FIXTURES, "exercise", "loops",
+                                "two-barriers.txt").read_text())
+    tangle_student(scratch)
+    p = run(CHECK_MODEL + ["build/exercises/student.cu"], cwd=scratch)
+    assert p.returncode == 0 and p.stdout.startswith("PASS"), p.stdout
 
 
 def test_wrong_loop_through_make(scratch):
