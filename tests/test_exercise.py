@@ -101,7 +101,8 @@ def tangle_student(folder):
 @pytest.mark.parametrize("name", sorted(LOOPS))
 def test_wrong_loop_fails_in_model(scratch, name):
     """Each wrong loop fails in the CPU model, at its depth and not before,
-    naming the thread, the K-slice, the stage and lines of its chunk."""
+    naming the thread, the K-slice, the stage and lines of its chunk (the
+    read's, through addr2line)."""
     depth, want = LOOPS[name]
     body = pathlib.Path(FIXTURES, "exercise", "loops", name + ".txt") \
         .read_text(encoding="utf-8")
@@ -116,6 +117,9 @@ def test_wrong_loop_fails_in_model(scratch, name):
     lines = "|".join(f"day74.nw:{n}" for n in range(
         first + 1, first + body.count("\n") + 1))
     assert re.search(want.replace("{L}", f"(?:{lines})"), p.stdout), p.stdout
+    if name != "fill-before-barrier":   # a read: where, in the chunk
+        assert re.search(rf"\. The read is at day74\.nw:\d+, reached from "
+                         rf".*(?:{lines})\.$", p.stdout.strip()), p.stdout
 
 
 def test_model_passes_two_barrier_loop(scratch):

@@ -142,13 +142,32 @@ def build(src, stages, out, obj, deep=False):
     cc, binary = base + ".cc", base
     litlib.write_atomic(cc, host_source(src))
     tmp = f"{binary}.{os.getpid()}.tmp"
-    p = run([*cxx(), "-std=c++17", "-O1", "-w", "-I", os.path.join(
+    p = run([*cxx(), "-std=c++17", "-O1", "-g", "-w", "-I", os.path.join(
         HERE, "include"), "-I", "build", f"-DSTAGES={stages}",
         *(["-DALLOW_DEEP_PIPELINE"] if deep else []), cc, obj, "-o", tmp])
     if p.returncode:
         return None, p.stdout + p.stderr
     os.replace(tmp, binary)
     return binary, None
+
+
+def read_site(binary, trace):
+    """The day74.nw lines of a failing read, innermost first, from the
+    model's return addresses (addr2line -i: inlined calls included):
+    " The read is at day74.nw:181, reached from day74.nw:1211 and
+    day74.nw:1239.", or "" when addr2line finds none."""
+    try:
+        p = run(["addr2line", "-i", "-e", binary, *trace.split()])
+    except FileNotFoundError:
+        return ""
+    lines = []
+    for m in re.finditer(r"^(?:.*/)?(day74\.nw):(\d+)", p.stdout, re.M):
+        if not lines or lines[-1] != m.group(0):
+            lines.append(f"{m.group(1)}:{m.group(2)}")
+    if not lines:
+        return ""
+    return " The read is at " + lines[0] + (", reached from " + " and ".join(
+        lines[1:]) if len(lines) > 1 else "") + "."
 
 
 def check(src, stages=(2, 3, 4), sizes=(64, 128), who="the loop",
@@ -174,12 +193,12 @@ def check(src, stages=(2, 3, 4), sizes=(64, 128), who="the loop",
         if p.returncode == 0 and p.stdout.startswith("PASS"):
             continue
         fields = p.stdout.rstrip("\n").split("\t")
-        if len(fields) != 4 or fields[0] != "FAIL":
+        if len(fields) != 5 or fields[0] != "FAIL":
             return 1, [p.stdout + p.stderr + f"FAIL the model stopped at "
                        f"STAGES={s} (exit {p.returncode})."]
         return 1, [f"FAIL {who}, STAGES={s}, N={fields[1]} "
                    f"({int(fields[1]) // 16} K-slices), {fields[2]} order: "
-                   f"{fields[3]}."]
+                   f"{fields[3]}.{read_site(binary, fields[4])}"]
     return 0, [f"PASS {who} keeps the copy rules (PTX ISA: cp.async, "
                f"commit_group, wait_group, bar.sync) in the CPU model at "
                f"STAGES={','.join(map(str, stages))}, N = "

@@ -6,7 +6,9 @@
 // each rule below names the PTX ISA section it comes from.
 //
 // Usage: model --sizes 64,128 --stage-offset BYTES
-// Prints one line: "PASS runs" or "FAIL\tN\torder\tmessage"; exit 0 or 1.
+// Prints one line: "PASS runs" or "FAIL\tN\torder\tmessage\ttrace" (trace:
+// a failing read's return addresses, offsets into the binary); exit 0 or 1.
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <ucontext.h>
 
@@ -86,7 +88,7 @@ std::vector<std::vector<std::size_t>> copyWords;  // each copy's words
 std::vector<Use> uses;
 std::vector<float> A, B, C;
 ucontext_t mainCtx;
-std::string failure;
+std::string failure, trace;  // trace: the failing read's return addresses
 
 constexpr uint32_t kTag = 0x7FE00000u;  // a quiet NaN, payload: the word
 float token(std::size_t i)
@@ -199,9 +201,28 @@ std::string copyName(const Copy& c)
                c.tile, c.thread, at(c.issue).c_str());
 }
 
+// The call chain of a read, as offsets into the binary that check.py turns
+// into day74.nw lines (addr2line): where in the kernel the read is.
+void traceRead()
+{
+    void* frames[32];
+    const int k = backtrace(frames, 32);
+    trace.clear();
+    for (int f = 0; f < k; ++f) {
+        Dl_info info;
+        if (dladdr(frames[f], &info) && info.dli_fbase)
+            trace += fmt("%s0x%zx", trace.empty() ? "" : " ",
+                         static_cast<std::size_t>(
+                             static_cast<char*>(frames[f]) -
+                             static_cast<char*>(info.dli_fbase) - 1));
+    }
+}
+
 float readWord(std::size_t i)
 {
     const int t = cur;
+    if (words[i].state != LANDED || !visible(t, copies[words[i].copy]))
+        traceRead();
     Word& w = words[i];
     if (w.state == UNINIT)
         fail(fmt("thread %d reads %s before any copy has written it; %s; "
@@ -560,6 +581,7 @@ bool runBlock(const std::vector<int>& order)
     for (std::size_t i = 0; i < nWords; ++i)
         sh[i] = token(i);   // poison: every read of shared memory is checked
     copies.clear(), copyWords.clear(), uses.clear(), failure.clear();
+    trace.clear();
     pipeStages = 0;
     vc.assign(T, std::vector<uint32_t>(T, 0));
     th.resize(T);
@@ -636,8 +658,8 @@ int main(int argc, char** argv)
             C.assign(A.size(), 0);
             const bool ok = runBlock(order);
             if (!ok) {
-                std::printf("FAIL\t%d\t%s\t%s\n", n, names[o],
-                            failure.c_str());
+                std::printf("FAIL\t%d\t%s\t%s\t%s\n", n, names[o],
+                            failure.c_str(), trace.c_str());
                 return 1;
             }
             const int r0 = (g - 1) * lit_tile;
@@ -650,7 +672,7 @@ int main(int argc, char** argv)
                         std::printf("FAIL\t%d\t%s\tthe loop keeps the copy "
                                     "rules, yet C[%d][%d] is %g where the "
                                     "product is %g: it computes on the wrong "
-                                    "slices\n", n, names[o], i, j,
+                                    "slices\t\n", n, names[o], i, j,
                                     static_cast<double>(C[i * n + j]),
                                     static_cast<double>(want));
                         return 1;
