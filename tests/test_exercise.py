@@ -65,8 +65,8 @@ def test_broken_chunk_names_day74(scratch):
 LOOPS = {
     "wait-one-too-many": (2, r"reads stage \d's [AB] tile before the copy of "
                           r"K-slice 0's [AB] by thread \d+ \({L}\) has landed"
-                          r".*__pipeline_wait_prior\(1\) at {L} leaves up to 1 "
-                          r"of its newest groups in flight"),
+                          r".*__pipeline_wait_prior\(1\) at {L}, which "
+                          r"leaves up to 1 of its newest groups in flight"),
     "no-barrier": (2, r"race: thread \d+ reads stage 0's [AB] tile, written "
                    r"by the copy of K-slice 0's [AB] by thread \d+ \({L}\), "
                    r"which landed at thread \d+'s __pipeline_wait_prior at "
@@ -82,8 +82,8 @@ LOOPS = {
                               r"wait"),
     "commit-when-fetched": (3, r"N=64 \(4 K-slices\), .*reads stage 0's [AB] "
                             r"tile before the copy of K-slice 3's [AB] .* "
-                            r"__pipeline_wait_prior\(1\) at {L} leaves up to "
-                            r"1"),
+                            r"__pipeline_wait_prior\(1\) at {L}, which "
+                            r"leaves up to 1"),
     # not one of the five: the refill before the barrier (a copy over a
     # stage other threads may still be reading)
     "fill-before-barrier": (2, r"race: thread \d+'s copy of K-slice 2's [AB] "

@@ -63,6 +63,7 @@ only); plain stores to shared memory (the exercise has none); other blocks.
 """
 
 import argparse
+import functools
 import os
 import re
 import shlex
@@ -82,8 +83,7 @@ extern "C" const int lit_tile = kBlockM;
 extern "C" const int lit_stages = kStages;
 """
 ORDERS = "lockstep, forward, reverse and shuffled"
-run = __import__("functools").partial(subprocess.run, capture_output=True,
-                                      text=True)
+run = functools.partial(subprocess.run, capture_output=True, text=True)
 
 
 def cxx():

@@ -157,11 +157,11 @@ std::string lastWait(int t)
     const Thread& me = th[t];
     if (!me.lastWait.file)
         return fmt("thread %d has not waited yet", t);
-    return me.waitN >= 0 ? fmt("thread %d's last wait, __pipeline_wait_prior("
-                               "%ld) at %s", t, me.waitN,
-                               at(me.lastWait).c_str())
-                         : fmt("thread %d's last wait, consumer_wait() at %s",
-                               t, at(me.lastWait).c_str());
+    return me.waitN >= 0 ? fmt("thread %d's last wait was "
+                               "__pipeline_wait_prior(%ld) at %s", t,
+                               me.waitN, at(me.lastWait).c_str())
+                         : fmt("thread %d's last wait was consumer_wait() at "
+                               "%s", t, at(me.lastWait).c_str());
 }
 std::string lastBar(int t)
 {
@@ -240,12 +240,12 @@ float readWord(std::size_t i)
                       "wait covers it; %s", lastWait(t).c_str());
         else if (c.thread == t && c.waits == th[t].waits)
             why = fmt("thread %d issued it (and committed its group at %s) "
-                      "after its last wait, so no wait covers it yet; %s",
+                      "after its last wait, so no wait covers it yet (%s)",
                       t, at(c.commit).c_str(), lastWait(t).c_str());
         else if (c.thread == t)
-            why = fmt("its group (committed at %s) is still in flight: %s "
-                      "leaves up to %ld of its newest groups in flight, and this "
-                      "one is among them", at(c.commit).c_str(),
+            why = fmt("its group (committed at %s) is still in flight: %s, "
+                      "which leaves up to %ld of its newest groups in flight, "
+                      "this one among them", at(c.commit).c_str(),
                       lastWait(t).c_str(), th[t].waitN);
         else
             why = fmt("it lands only at thread %d's wait that covers its group"
@@ -372,7 +372,9 @@ bool ready(const Thread& me)
 {
     switch (me.st) {
     case RUN: return true;
-    case ACQ: return me.seq < pipeStages || use(me.seq - pipeStages).consumed == T;
+    case ACQ:
+        return me.seq < pipeStages ||
+               use(me.seq - pipeStages).consumed == T;
     case WAIT: return use(me.seq).produced == T;
     default: return false;
     }

@@ -81,7 +81,8 @@ struct pipeline_shared_state { alignas(8) unsigned char unused[16]; };
 template <thread_scope Scope> class pipeline {
 public:
     lit::PipeHandle h;
-    void producer_acquire_at(const char* f, int l) { lit::pipeAcquire(h, f, l); }
+    void producer_acquire_at(const char* f, int l)
+    { lit::pipeAcquire(h, f, l); }
     void producer_commit_at(const char* f, int l) { lit::pipeCommit(h, f, l); }
     void consumer_wait_at(const char* f, int l) { lit::pipeWait(h, f, l); }
     void consumer_release_at(const char* f, int l)
@@ -121,7 +122,8 @@ enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1,
                    cudaErrorNoKernelImageForDevice = 209 };
 enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
                          cudaFuncAttributePreferredSharedMemoryCarveout = 9 };
-enum { cudaSharedmemCarveoutDefault = -1, cudaSharedmemCarveoutMaxShared = 100 };
+enum { cudaSharedmemCarveoutDefault = -1,
+       cudaSharedmemCarveoutMaxShared = 100 };
 struct cudaFuncAttributes {
     std::size_t sharedSizeBytes; int numRegs, ptxVersion, binaryVersion;
 };
