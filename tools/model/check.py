@@ -26,6 +26,8 @@ Instruction Set):
   pending word (by any thread, the issuer included) fails; a copy into a
   word another copy still has in flight fails; a copy into a word another
   thread read, with no barrier ordering that read before the issue, fails.
+  A copy moves 4, 8 or 16 bytes, both addresses aligned to its size,
+  into shared memory (here: from A or B).
 - "cp.async.commit_group": commits the thread's uncommitted copies as one
   group (possibly empty); groups belong to the thread.
 - "cp.async.wait_group / cp.async.wait_all": wait_group N returns when at
@@ -39,7 +41,9 @@ Instruction Set):
   accesses before it are ordered before accesses after it, for every thread
   of the CTA. It does not complete copies. A landed copy of thread u is
   visible to thread t != u only when a barrier orders u's wait before t's
-  read (vector clocks over the barriers).
+  read (vector clocks over the barriers). A barrier that a thread which
+  has returned never reaches is a hang (CUDA C++ Programming Guide,
+  __syncthreads(): the condition must be the same in the whole block).
 - cuda::pipeline at block scope (libcu++; "cp.async.mbarrier.arrive",
   "mbarrier.test_wait/mbarrier.try_wait"): each thread's k-th
   producer_commit adds its copies to stage use k (stage k % depth); they
@@ -54,15 +58,24 @@ one stage. It checks only reads that reach __fmaf_rn (each shared word
 holds a NaN naming it, which the stand-in __fmaf_rn looks up), and then the
 block's tile of C against the exact product (small integers).
 
+Why the orders: which access breaks a rule is decided by happens-before
+(vector clocks over barriers, wait_group and the pipeline's arrivals and
+waits), not by the order the run happened to take; a read before a copy
+landed fails as "before ... has landed" in one order and as a race in
+another, but fails in both. The orders only change which thread and which
+message come first. A pass says: in every order tried, at those depths and
+sizes, every read and every copy was ordered as the rules require.
+
 What it does not prove: speed; anything the hardware does beyond these
-rules (a copy that in fact lands early makes a wrong loop pass on a GPU, as
-the model assumes the latest landing allowed); interleavings it does not
-try (within a phase between two barriers, the vector clocks catch a race
-whatever the order, but a read and a copy are seen in the orders above
-only); plain stores to shared memory (the exercise has none); other blocks.
+rules (a copy that in fact lands early makes a wrong loop pass on a GPU;
+the model assumes the latest landing allowed); control flow that depends
+on timing or data (these loops have none); plain stores to shared memory
+(the exercise has none); other blocks; cuda::barrier and inline PTX (the
+experiments that use them do not compile in the model).
 """
 
 import argparse
+import concurrent.futures
 import functools
 import os
 import re
@@ -182,8 +195,10 @@ def check(src, stages=(2, 3, 4), sizes=(64, 128), who="the loop",
         return 1, [f"FAIL no C++ compiler ({' '.join(cxx())}) for the CPU "
                    "model: install g++ (nvcc needs it too) or give CXX=..."]
     slices = ", ".join(str(s // 16) for s in sizes)
-    for s in stages:
-        binary, err = build(src, s, out, obj, deep=s > 4)
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        built = list(pool.map(lambda s: build(src, s, out, obj, deep=s > 4),
+                              stages))
+    for s, (binary, err) in zip(stages, built):
         if not binary:
             return 1, [err.rstrip(), f"FAIL {who} does not compile as host "
                        f"C++ for the model at STAGES={s}: the messages above "
