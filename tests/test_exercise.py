@@ -132,6 +132,15 @@ def test_model_passes_two_barrier_loop(scratch):
     assert p.returncode == 0 and p.stdout.startswith("PASS"), p.stdout
 
 
+def test_model_usage(tmp_path):
+    """A missing file or a depth below 2: usage errors (exit 2), no run."""
+    for args, text in (([str(tmp_path / "no.cu")], "no.cu is missing"),
+                       (["build/exercises/solution.cu", "--stages", "1,2"],
+                        "stages are 2 or more")):
+        p = run(CHECK_MODEL + args)
+        assert p.returncode == 2 and text in p.stderr, p.stderr
+
+
 def test_wrong_loop_through_make(scratch):
     """make exercise-check runs the model: the wait one group too shallow
     passes nvcc and fails the model (no GPU needed), exit 2 from make."""

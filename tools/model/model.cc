@@ -670,6 +670,14 @@ int main(int argc, char** argv)
                     float want = 0;
                     for (int k = 0; k < n; ++k)
                         want += A[i * n + k] * B[k * n + j];
+                    if (std::isnan(C[i * n + j])) {
+                        std::printf("FAIL\t%d\t%s\tC[%d][%d] is NaN: the "
+                                    "loop uses a value of shared memory "
+                                    "other than through computeTile's "
+                                    "__fmaf_rn, which the model cannot "
+                                    "check\t\n", n, names[o], i, j);
+                        return 1;
+                    }
                     if (C[i * n + j] != want) {
                         std::printf("FAIL\t%d\t%s\tthe loop keeps the copy "
                                     "rules, yet C[%d][%d] is %g where the "
