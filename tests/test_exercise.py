@@ -132,6 +132,16 @@ def test_model_passes_two_barrier_loop(scratch):
     assert p.returncode == 0 and p.stdout.startswith("PASS"), p.stdout
 
 
+def test_no_nvcc_still_runs_the_model():
+    """Without nvcc: said so, the model still checks (no PTX, no run)."""
+    p = run(CHECK + ["--exercise", "solution"],
+            env={**os.environ, "NVCC": "/nonexistent/nvcc"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.startswith(ec.NO_NVCC + "\nPASS the solution keeps the "
+                               "copy rules"), p.stdout
+    assert "PTX holds" not in p.stdout
+
+
 def test_model_usage(tmp_path):
     """A missing file or a depth below 2: usage errors (exit 2), no run."""
     for args, text in (([str(tmp_path / "no.cu")], "no.cu is missing"),
