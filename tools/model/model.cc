@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -63,7 +64,6 @@ struct Word {
 };
 struct Thread {
     ucontext_t ctx;
-    std::vector<char> stack;
     Block st = RUN;
     Site at, lastWait, lastBar;
     long seq = 0, waitN = -1, head = 0, tail = 0, waits = 0;
@@ -81,6 +81,8 @@ int T, cur, n, pipeStages = 0;  // pipeStages: cuda::pipeline's depth
 long stageOff = -1;
 bool lockstep;
 std::vector<Thread> th;
+constexpr std::size_t kStack = 256 * 1024;  // each thread's, kept across runs
+std::vector<std::unique_ptr<char[]>> stacks;
 std::vector<std::vector<uint32_t>> vc;  // vc[t][u]: what t knows of u
 std::vector<Word> words;
 std::vector<Copy> copies;
@@ -590,11 +592,12 @@ bool runBlock(const std::vector<int>& order)
     for (int t = 0; t < T; ++t) {
         Thread& me = th[t];
         me = Thread();
-        me.stack.resize(256 * 1024);
+        if (stacks.size() <= static_cast<std::size_t>(t))
+            stacks.emplace_back(new char[kStack]);
         vc[t][t] = 1;
         getcontext(&me.ctx);
-        me.ctx.uc_stack.ss_sp = me.stack.data();
-        me.ctx.uc_stack.ss_size = me.stack.size();
+        me.ctx.uc_stack.ss_sp = stacks[t].get();
+        me.ctx.uc_stack.ss_size = kStack;
         me.ctx.uc_link = &mainCtx;
         makecontext(&me.ctx, entry, 0);
     }
