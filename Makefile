@@ -239,7 +239,7 @@ evidence-gpu: deps tangle ## GPU: re-measure everything the page shows
 pitfalls: deps $(BINS) build/$(REFUSED).cu
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES)
 
-pitfalls-compile: deps $(BINS) build/$(REFUSED).cu ## no GPU: compile checks
+pitfalls-compile: deps $(BINS) build/$(REFUSED).cu ## no GPU: compile, CPU model
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
 
 # ---- compile checks and compile evidence (no GPU) ---------------------------

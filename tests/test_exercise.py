@@ -1,5 +1,7 @@
 """make exercise-check (part 2 of the exercise): the stub and a chunk that
-does not compile in a scratch copy, the solution, the GPU path faked."""
+does not compile in a scratch copy, the five wrong loops of issue 20 in the
+CPU model (tests/fixtures/exercise/loops), the solution, the GPU path
+faked."""
 
 import os
 import pathlib
@@ -11,6 +13,7 @@ from conftest import FIXTURES, checkout, make, run
 from tools.gpu import exercise_check as ec
 
 CHECK = ["/usr/bin/python3", "-B", "-m", "tools.gpu.exercise_check"]
+CHECK_MODEL = ["/usr/bin/python3", "-B", "-m", "tools.model.check"]
 
 
 @pytest.fixture(scope="module")
@@ -56,19 +59,106 @@ def test_broken_chunk_names_day74(scratch):
     assert "FAIL your loop does not compile for sm_80" in p.stdout
 
 
-def test_wait_too_shallow_warned(scratch):
-    """The solution waiting for slice k with kStages - 1 groups still
-    pending is a race that passes the compile checks: the check warns."""
-    nw = pathlib.Path(scratch, "day74.nw").read_text(encoding="utf-8")
-    loop, solution = (nw[slice(*span(nw, name))] for name in (
-        "the thread-scope main loop",
-        "exercise solution: the pipelined main loop"))
-    chunk(scratch, solution.replace("<<the thread-scope main loop>>\n",
-                                    loop.replace("(kStages - 2)",
-                                                 "(kStages - 1)")))
+# Each wrong loop (the solution's chunk, edited as a student would): the
+# depth it must fail at and what its message must say; {L} is a line of
+# the chunk in day74.nw.
+LOOPS = {
+    "wait-one-too-many": (2, r"reads stage \d's [AB] tile before the copy of "
+                          r"K-slice 0's [AB] by thread \d+ \({L}\) has landed"
+                          r".*__pipeline_wait_prior\(1\) at {L}, which "
+                          r"leaves up to 1 of its newest groups in flight"),
+    "no-barrier": (2, r"race: thread \d+ reads stage 0's [AB] tile, written "
+                   r"by the copy of K-slice 0's [AB] by thread \d+ \({L}\), "
+                   r"which landed at thread \d+'s __pipeline_wait_prior at "
+                   r"{L}, and no __syncthreads\(\) orders that wait before "
+                   r"this read \(thread \d+: no __syncthreads\(\) yet\)"),
+    "barrier-before-wait": (2, r"race: .* landed at thread \d+'s "
+                            r"__pipeline_wait_prior at {L}, and no "
+                            r"__syncthreads\(\) orders .*its last "
+                            r"__syncthreads\(\) at {L}\)"),
+    "refill-computed-stage": (2, r"reads stage 0's [AB] tile before the copy "
+                              r"of K-slice 1's [AB] .* issued it \(and "
+                              r"committed its group at {L}\) after its last "
+                              r"wait"),
+    "commit-when-fetched": (3, r"N=64 \(4 K-slices\), .*reads stage 0's [AB] "
+                            r"tile before the copy of K-slice 3's [AB] .* "
+                            r"__pipeline_wait_prior\(1\) at {L}, which "
+                            r"leaves up to 1"),
+    # not one of the five: the refill before the barrier (a copy over a
+    # stage other threads may still be reading)
+    "fill-before-barrier": (2, r"race: thread \d+'s copy of K-slice 2's [AB] "
+                            r"into stage 0's [AB] tile \({L}\) overwrites an "
+                            r"element of K-slice 0 that thread \d+ read with "
+                            r"no barrier between")}
+
+
+def tangle_student(folder):
+    """make's tangle of the student's file in folder."""
+    p = make(folder, "build/exercises/student.cu", "build/kernels.h")
+    assert p.returncode == 0, p.stdout + p.stderr
+
+
+@pytest.mark.parametrize("name", sorted(LOOPS))
+def test_wrong_loop_fails_in_model(scratch, name):
+    """Each wrong loop fails in the CPU model, at its depth and not before,
+    naming the thread, the K-slice, the stage and lines of its chunk (the
+    read's, through addr2line)."""
+    depth, want = LOOPS[name]
+    body = pathlib.Path(FIXTURES, "exercise", "loops", name + ".txt") \
+        .read_text(encoding="utf-8")
+    first = chunk(scratch, body)
+    tangle_student(scratch)
+    cmd = CHECK_MODEL + ["build/exercises/student.cu", "--who", "your loop"]
+    p = run(cmd, cwd=scratch)
+    assert p.returncode == 1, p.stdout + p.stderr
+    if name == "barrier-before-wait":   # a race: the verdict is the same
+        assert run(cmd, cwd=scratch).stdout == p.stdout
+    assert p.stdout.startswith(f"FAIL your loop, STAGES={depth}, "), p.stdout
+    lines = "|".join(f"day74.nw:{n}" for n in range(
+        first + 1, first + body.count("\n") + 1))
+    assert re.search(want.replace("{L}", f"(?:{lines})"), p.stdout), p.stdout
+    if name != "fill-before-barrier":   # a read: where, in the chunk
+        assert re.search(rf"\. The read is at day74\.nw:\d+, reached from "
+                         rf".*(?:{lines})\.$", p.stdout.strip()), p.stdout
+
+
+def test_model_passes_two_barrier_loop(scratch):
+    """A correct loop unlike the solution (fetch, wait with kStages - 1
+    groups in flight, a barrier either side of the compute) passes."""
+    chunk(scratch, pathlib.Path(FIXTURES, "exercise", "loops",
+                                "two-barriers.txt").read_text())
+    tangle_student(scratch)
+    p = run(CHECK_MODEL + ["build/exercises/student.cu"], cwd=scratch)
+    assert p.returncode == 0 and p.stdout.startswith("PASS"), p.stdout
+
+
+def test_no_nvcc_still_runs_the_model():
+    """Without nvcc: said so, the model still checks (no PTX, no run)."""
+    p = run(CHECK + ["--exercise", "solution"],
+            env={**os.environ, "NVCC": "/nonexistent/nvcc"})
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.startswith(ec.NO_NVCC + "\nPASS the solution keeps the "
+                               "copy rules"), p.stdout
+    assert "PTX holds" not in p.stdout
+
+
+def test_model_usage(tmp_path):
+    """A missing file or a depth below 2: usage errors (exit 2), no run."""
+    for args, text in (([str(tmp_path / "no.cu")], "no.cu is missing"),
+                       (["build/exercises/solution.cu", "--stages", "1,2"],
+                        "stages are 2 or more")):
+        p = run(CHECK_MODEL + args)
+        assert p.returncode == 2 and text in p.stderr, p.stderr
+
+
+def test_wrong_loop_through_make(scratch):
+    """make exercise-check runs the model: the wait one group too shallow
+    passes nvcc and fails the model (no GPU needed), exit 2 from make."""
+    chunk(scratch, pathlib.Path(FIXTURES, "exercise", "loops",
+                                "wait-one-too-many.txt").read_text())
     p = make(scratch, "exercise-check")
-    assert "WARN your loop waits with cp.async.wait_group 1" in p.stdout, \
-        p.stdout + p.stderr
+    assert p.returncode == 2 and "PASS your loop compiles" in p.stdout
+    assert "FAIL your loop, STAGES=2, N=64" in p.stdout, p.stdout + p.stderr
 
 
 def test_solution_no_gpu():
@@ -77,7 +167,11 @@ def test_solution_no_gpu():
                      "-std=c++17 -O3 -Werror all-warnings"])
     assert p.returncode == 0, p.stdout + p.stderr
     assert "FAIL" not in p.stdout and "PASS the solution compiles" in p.stdout
-    assert "WARN" not in p.stdout
+    # the CPU model at every depth of the exercise, a partial last stage
+    # included (4 slices at 3 stages); the lesson's kernel: make pitfalls
+    assert "PASS the solution keeps the copy rules (PTX ISA: cp.async, " \
+        "commit_group, wait_group, bar.sync) in the CPU model at STAGES=2,3,4"\
+        ", N = 64, 128 (4, 8 K-slices)" in p.stdout, p.stdout
 
 
 @pytest.mark.parametrize("rc,out,status", [

@@ -5,7 +5,10 @@ Usage: python3 -m tools.gpu.pitfalls [--arch sm_80] [--stages 2]
 
 No GPU: nvcc refuses misaligned-copy with the static_assert on the 16-byte
 promise; -arch=sm_75 compiles to PTX without cp.async; the runnable
-variants are built. On a GPU (CC >= 8.0; skipped, not failed, without
+variants are built; the CPU model of the copy rules (tools/model/check.py)
+passes the lesson's kernel and fails wrong-stage and barrier-for-wait (a
+read before the copy landed) and unmatched-commit (the block hangs), each
+with its message. On a GPU (CC >= 8.0; skipped, not failed, without
 one): the capability gate refuses the sm_75 binary, the memcmp catches
 wrong-stage, the memcmp or racecheck catches barrier-for-wait (which one is
 recorded), the watchdog names the kernel unmatched-commit hangs. Prints
@@ -21,6 +24,7 @@ import subprocess
 import sys
 
 from tools.lit import litlib
+from tools.model import check as model
 
 
 class Checks(list):
@@ -84,6 +88,7 @@ def main(argv):
     for v in ("wrong-stage", "barrier-for-wait", "unmatched-commit"):
         c.check(os.access(f"{bindir}/{v}", os.X_OK), f"{v} built "
                 f"({bindir}/{v})", f"{v}: {bindir}/{v} missing")
+    model_checks(c, int(a.stages))
     probe = 0 if a.compile_only else subprocess.call(
         [f"build/{a.arch}-{a.stages}stages/pipelined_gemm", "--sizes", "64",
          "--check-only"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -98,6 +103,31 @@ def main(argv):
     c.log(f"\n{c.passed} passed, {c.failed} failed")
     litlib.write_atomic(a.report, "\n".join(c) + "\n")
     return 1 if c.failed else 0
+
+
+# (kernel file, what the model's verdict must start with) of the model checks
+MODEL_CHECKS = [
+    ("pipelined_gemm", "PASS the loop keeps the copy rules"),
+    ("pitfalls/wrong-stage", "FAIL the loop, STAGES={s}, N=64 (4 K-slices), "
+     "lockstep order: thread 0 reads stage 1's"),
+    ("pitfalls/barrier-for-wait", "FAIL the loop, STAGES={s}, N=64 (4 "
+     "K-slices), lockstep order: thread 0 reads stage 0's"),
+    ("pitfalls/unmatched-commit", "FAIL the loop, STAGES={s}, N=64 (4 "
+     "K-slices), lockstep order: the block hangs: threads 0-255 wait at "
+     "consumer_wait()")]
+
+
+def model_checks(c, stages):
+    """The variants in the CPU model (no GPU): the lesson's kernel passes,
+    each pitfall fails as MODEL_CHECKS says."""
+    c.log(f"== the CPU model of the copy rules (STAGES={stages}, no GPU)")
+    for name, want in MODEL_CHECKS:
+        status, lines = model.check(f"build/{name}.cu", (stages,))
+        c.log("\n".join("    " + l for l in lines))
+        want = want.format(s=stages)
+        c.check(lines[-1].startswith(want) and status == want.startswith(
+            "FAIL"), f"{name}: the model says {want[:4]}, as the page says",
+            f"{name}: the model's verdict is not '{want}'")
 
 
 # (title, command, status, text it must print) of the plain GPU checks

@@ -1,0 +1,249 @@
+"""check: run a kernel file's matmulTilePiped in the CPU model of the
+async-copy rules (no GPU): the copy, commit, wait and barrier rules of the
+PTX ISA, checked for every interleaving of one block the model tries.
+
+Usage: python3 -m tools.model.check FILE.cu [--stages 2,3,4]
+  [--sizes 64,128] [--who "your loop"] [--out build/model]
+
+FILE.cu is a kernel file tangled from day74.nw (with its #line directives).
+It is compiled as host C++ (g++, or $CXX) against include/lit_gpu.h, which
+stands in for the GPU, and linked with model.cc, which runs ONE block (the
+last of the grid) of matmulTilePiped at each size and depth, its 256
+threads as coroutines, in four deterministic orders: lockstep (each thread
+one primitive per turn, forward), then each thread running until it blocks,
+forward, reverse and in a fixed-seed permutation. Prints one PASS line, or
+a FAIL line naming the depth, the size, the order and what happened (the
+thread, the K-slice, the stage, the day74.nw lines of the copy, the commit,
+the wait and the barrier); exit 0 passed, 1 failed (or did not compile), 2
+usage.
+
+The rules modelled (PTX ISA 8.5, CUDA 12.6.2; section titles of chapter 9,
+Instruction Set):
+- "Data Movement and Conversion Instructions: cp.async": a copy is
+  asynchronous, performed as weak writes, in no order with any other access
+  or copy until a wait or an mbarrier completes it. The model: from its
+  issue to its completion the destination's words are pending; a read of a
+  pending word (by any thread, the issuer included) fails; a copy into a
+  word another copy still has in flight fails; a copy into a word another
+  thread read, with no barrier ordering that read before the issue, fails.
+  A copy moves 4, 8 or 16 bytes, both addresses aligned to its size,
+  into shared memory (here: from A or B).
+- "cp.async.commit_group": commits the thread's uncommitted copies as one
+  group (possibly empty); groups belong to the thread.
+- "cp.async.wait_group / cp.async.wait_all": wait_group N returns when at
+  most the N newest groups of the executing thread are pending; the older
+  groups are complete and their writes visible to that thread. Copies not
+  committed are not covered. The model lands each copy at the LATEST moment
+  this allows: at the first wait of its thread that covers its group; until
+  then its words are pending.
+- "Parallel Synchronization and Communication Instructions: bar, barrier"
+  (bar.sync, __syncthreads()): every thread of the block arrives; memory
+  accesses before it are ordered before accesses after it, for every thread
+  of the CTA. It does not complete copies. A landed copy of thread u is
+  visible to thread t != u only when a barrier orders u's wait before t's
+  read (vector clocks over the barriers). A barrier that a thread which
+  has returned never reaches is a hang (CUDA C++ Programming Guide,
+  __syncthreads(): the condition must be the same in the whole block).
+- cuda::pipeline at block scope (libcu++; "cp.async.mbarrier.arrive",
+  "mbarrier.test_wait/mbarrier.try_wait"): each thread's k-th
+  producer_commit adds its copies to stage use k (stage k % depth); they
+  complete when every thread has committed use k, at the first
+  consumer_wait that sees it, and are visible to each thread that waited on
+  use k (or is ordered after one that did). producer_acquire of use k
+  waits until every thread released use k - depth. A wait no thread can
+  satisfy is a hang, named as such; make_pipeline synchronises the block.
+The model checks nothing stricter: it does not require the same
+__syncthreads() statement in every thread, nor copies of one group to be of
+one stage. It checks only reads that reach __fmaf_rn (each shared word
+holds a NaN naming it, which the stand-in __fmaf_rn looks up), and then the
+block's tile of C against the exact product (small integers).
+
+Why the orders: which access breaks a rule is decided by happens-before
+(vector clocks over barriers, wait_group and the pipeline's arrivals and
+waits), not by the order the run happened to take; a read before a copy
+landed fails as "before ... has landed" in one order and as a race in
+another, but fails in both. The orders only change which thread and which
+message come first. A pass says: in every order tried, at those depths and
+sizes, every read and every copy was ordered as the rules require.
+
+What it does not prove: speed; anything the hardware does beyond these
+rules (a copy that in fact lands early makes a wrong loop pass on a GPU;
+the model assumes the latest landing allowed); control flow that depends
+on timing or data (these loops have none); plain stores to shared memory
+(the exercise has none); other blocks; cuda::barrier and inline PTX (the
+experiments that use them do not compile in the model).
+"""
+
+import argparse
+import concurrent.futures
+import functools
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+from tools.lit import litlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAUNCH = re.compile(r"\b([A-Za-z_]\w*)\s*<<<(.*?)>>>\s*\(")
+APPENDIX = """
+// Appended by tools/model/check.py: the tile the model names slices with.
+extern "C" const int lit_block_k = kBlockK;
+extern "C" const std::size_t lit_stage_bytes = sizeof(StageTiles);
+extern "C" const int lit_threads = kThreads;
+extern "C" const int lit_tile = kBlockM;
+extern "C" const int lit_stages = kStages;
+"""
+ORDERS = "lockstep, forward, reverse and shuffled"
+run = functools.partial(subprocess.run, capture_output=True, text=True)
+
+
+def cxx():
+    """The host C++ compiler: $CXX or g++, as a list."""
+    return shlex.split(os.environ.get("CXX") or "g++")
+
+
+def model_object(out):
+    """model.cc compiled once into OUT/model.o (rebuilt when older than
+    model.cc or lit_gpu.h); returns its path. RuntimeError on a failure."""
+    obj = os.path.join(out, "model.o")
+    srcs = [os.path.join(HERE, "model.cc"),
+            os.path.join(HERE, "include", "lit_gpu.h")]
+    if os.path.isfile(obj) and all(os.path.getmtime(obj) >= os.path.getmtime(
+            s) for s in srcs):
+        return obj
+    os.makedirs(out, exist_ok=True)
+    tmp = f"{obj}.{os.getpid()}.tmp"
+    p = run([*cxx(), "-std=c++17", "-O1", "-c", "-I", os.path.join(
+        HERE, "include"), srcs[0], "-o", tmp])
+    if p.returncode:
+        raise RuntimeError(p.stdout + p.stderr)
+    os.replace(tmp, obj)
+    return obj
+
+
+def host_source(src):
+    """The kernel file's text as host C++: each launch `k<<<...>>>(`
+    becomes `LIT_LAUNCH(k, ...)(` (which launches nothing), and the
+    tile's constants are exported for the model."""
+    return LAUNCH.sub(r"LIT_LAUNCH(\1, \2)(", litlib.read_text(src)) + \
+        APPENDIX
+
+
+def stage_offset(binary):
+    """Byte offset of matmulTilePiped's `stage` array in the shared-memory
+    section (nm), or -1 when nm does not find it."""
+    p = run(["nm", "-C", binary])
+    syms = {}
+    for line in p.stdout.splitlines():
+        parts = line.split(None, 2)
+        if len(parts) == 3 and re.fullmatch(r"[0-9a-fA-F]+", parts[0]):
+            syms[parts[2]] = int(parts[0], 16)
+    stage = [a for name, a in syms.items()
+             if name.startswith("matmulTilePiped(") and
+             name.endswith("::stage")]
+    if p.returncode or not stage or "__start_lit_shared" not in syms:
+        return -1
+    return stage[0] - syms["__start_lit_shared"]
+
+
+def build(src, stages, out, obj, deep=False):
+    """Compile src at `stages` and link it with the model: (binary, None),
+    or (None, the compiler's messages)."""
+    base = os.path.join(out, os.path.basename(src)[:-3] + f"-s{stages}")
+    cc, binary = base + ".cc", base
+    litlib.write_atomic(cc, host_source(src))
+    tmp = f"{binary}.{os.getpid()}.tmp"
+    p = run([*cxx(), "-std=c++17", "-O1", "-g", "-w", "-I", os.path.join(
+        HERE, "include"), "-I", "build", f"-DSTAGES={stages}",
+        *(["-DALLOW_DEEP_PIPELINE"] if deep else []), cc, obj, "-o", tmp])
+    if p.returncode:
+        return None, p.stdout + p.stderr
+    os.replace(tmp, binary)
+    return binary, None
+
+
+def read_site(binary, trace):
+    """The day74.nw lines of a failing read, innermost first, from the
+    model's return addresses (addr2line -i: inlined calls included):
+    " The read is at day74.nw:181, reached from day74.nw:1211 and
+    day74.nw:1239.", or "" when addr2line finds none."""
+    try:
+        p = run(["addr2line", "-i", "-e", binary, *trace.split()])
+    except FileNotFoundError:
+        return ""
+    lines = []
+    for m in re.finditer(r"^(?:.*/)?(day74\.nw):(\d+)", p.stdout, re.M):
+        if not lines or lines[-1] != m.group(0):
+            lines.append(f"{m.group(1)}:{m.group(2)}")
+    if not lines:
+        return ""
+    return " The read is at " + lines[0] + (", reached from " + " and ".join(
+        lines[1:]) if len(lines) > 1 else "") + "."
+
+
+def check(src, stages=(2, 3, 4), sizes=(64, 128), who="the loop",
+          out="build/model"):
+    """Run src in the model at each depth; returns (status, lines): status
+    0 passed, 1 failed; the lines say how (see the module docstring)."""
+    try:
+        obj = model_object(out)
+    except RuntimeError as e:
+        return 1, [f"{e}FAIL the model itself did not compile."]
+    except FileNotFoundError:
+        return 1, [f"FAIL no C++ compiler ({' '.join(cxx())}) for the CPU "
+                   "model: install g++ (nvcc needs it too) or give CXX=..."]
+    slices = ", ".join(str(s // 16) for s in sizes)
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+        built = list(pool.map(lambda s: build(src, s, out, obj, deep=s > 4),
+                              stages))
+    for s, (binary, err) in zip(stages, built):
+        if not binary:
+            return 1, [err.rstrip(), f"FAIL {who} does not compile as host "
+                       f"C++ for the model at STAGES={s}: the messages above "
+                       "name the lines of day74.nw."]
+        p = run([binary, "--sizes", ",".join(map(str, sizes)),
+                 "--stage-offset", str(stage_offset(binary))], timeout=60)
+        if p.returncode == 0 and p.stdout.startswith("PASS"):
+            continue
+        fields = p.stdout.rstrip("\n").split("\t")
+        if len(fields) != 5 or fields[0] != "FAIL":
+            return 1, [p.stdout + p.stderr + f"FAIL the model stopped at "
+                       f"STAGES={s} (exit {p.returncode})."]
+        return 1, [f"FAIL {who}, STAGES={s}, N={fields[1]} "
+                   f"({int(fields[1]) // 16} K-slices), {fields[2]} order: "
+                   f"{fields[3]}.{read_site(binary, fields[4])}"]
+    return 0, [f"PASS {who} keeps the copy rules (PTX ISA: cp.async, "
+               f"commit_group, wait_group, bar.sync) in the CPU model at "
+               f"STAGES={','.join(map(str, stages))}, N = "
+               f"{', '.join(map(str, sizes))} ({slices} K-slices), in the "
+               f"{ORDERS} orders of one block's threads."]
+
+
+def main(argv):
+    """The command line of the docstring; returns the exit status."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("src")
+    ap.add_argument("--stages", default="2,3,4")
+    ap.add_argument("--sizes", default="64,128")
+    ap.add_argument("--who", default="the loop")
+    ap.add_argument("--out", default="build/model")
+    a = ap.parse_args(argv)
+    try:
+        stages = [int(x) for x in a.stages.split(",")]
+        sizes = [int(x) for x in a.sizes.split(",")]
+    except ValueError:
+        ap.error("--stages and --sizes take numbers separated by commas")
+    if not all(s >= 2 for s in stages) or not all(
+            n > 0 and n % 64 == 0 for n in sizes):
+        ap.error("stages are 2 or more; sizes are multiples of 64")
+    if not os.path.isfile(a.src):
+        ap.error(f"{a.src} is missing")
+    status, lines = check(a.src, stages, sizes, a.who, a.out)
+    print("\n".join(lines))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

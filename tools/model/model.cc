@@ -1,0 +1,699 @@
+// model.cc: the CPU model of the async-copy rules that tools/model/check.py
+// links with a kernel file compiled as host C++ (include/lit_gpu.h stands
+// in for the GPU). It runs one block of matmulTilePiped, its threads as
+// coroutines, and fails at the first read or copy the rules do not allow.
+// The rules, and what the model leaves out, are in check.py's docstring;
+// each rule below names the PTX ISA section it comes from.
+//
+// Usage: model --sizes 64,128 --stage-offset BYTES
+// Prints one line: "PASS runs" or "FAIL\tN\torder\tmessage\ttrace" (trace:
+// a failing read's return addresses, offsets into the binary); exit 0 or 1.
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <ucontext.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#define LIT_MODEL_IMPL
+#include <lit_gpu.h>
+
+void matmulTilePiped(const float* a, const float* b, float* c, int n);
+extern "C" const int lit_block_k;             // kBlockK: a slice's depth
+extern "C" const std::size_t lit_stage_bytes;  // sizeof(StageTiles)
+extern "C" const int lit_threads;              // kThreads
+extern "C" const int lit_tile;                 // kBlockM == kBlockN
+extern "C" const int lit_stages;               // kStages
+extern "C" char __start_lit_shared[], __stop_lit_shared[];
+
+dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+namespace lit {
+namespace {
+
+struct Site { const char* file = nullptr; int line = 0; };
+enum Mech { GROUP, PIPE };          // thread-scope groups, or cuda::pipeline
+enum State { UNINIT, PENDING, LANDED };
+enum Block { RUN, BAR, ACQ, WAIT, DONE };
+
+struct Copy {
+    int thread, slice, stage;
+    char tile;                      // 'A' or 'B': the matrix it copies
+    Mech mech;
+    long seq = -1;                  // GROUP: commit group; PIPE: stage use
+    Site issue, commit, land;
+    bool landed = false;
+    int lander = -1;                // whose wait it landed at
+    long waits = 0;                 // the issuer's waits before the issue
+    uint32_t epoch = 0;             // GROUP: the lander's clock then
+};
+struct Read { int thread; uint32_t epoch; };
+struct Word {
+    State state = UNINIT;
+    int copy = -1;
+    float value = 0;
+    std::vector<Read> reads;        // since the last copy into it
+};
+struct Thread {
+    ucontext_t ctx;
+    Block st = RUN;
+    Site at, lastWait, lastBar;
+    long seq = 0, waitN = -1, head = 0, tail = 0, waits = 0;
+    std::vector<int> open;          // copies not yet committed
+    std::deque<std::pair<long, std::vector<int>>> groups;  // committed
+    long nextGroup = 0;
+};
+struct Use {                        // one use of a pipeline stage
+    int produced = 0, consumed = 0;
+    std::vector<uint32_t> pvc, cvc, waited;
+    std::vector<int> copies;
+};
+
+int T, cur, n, pipeStages = 0;  // pipeStages: cuda::pipeline's depth
+long stageOff = -1;
+bool lockstep;
+std::vector<Thread> th;
+constexpr std::size_t kStack = 256 * 1024;  // each thread's, kept across runs
+std::vector<std::unique_ptr<char[]>> stacks;
+std::vector<std::vector<uint32_t>> vc;  // vc[t][u]: what t knows of u
+std::vector<Word> words;
+std::vector<Copy> copies;
+std::vector<std::vector<std::size_t>> copyWords;  // each copy's words
+std::vector<Use> uses;
+std::vector<float> A, B, C;
+ucontext_t mainCtx;
+std::string failure, trace;  // trace: the failing read's return addresses
+
+constexpr uint32_t kTag = 0x7FE00000u;  // a quiet NaN, payload: the word
+float token(std::size_t i)
+{
+    const uint32_t bits = kTag | static_cast<uint32_t>(i);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+bool isToken(float f, std::size_t* i)
+{
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    *i = bits & 0x1FFFFFu;
+    return (bits & 0xFFE00000u) == kTag;
+}
+
+std::string fmt(const char* f, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, f);
+    std::vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    return buf;
+}
+std::string at(Site s)
+{
+    return s.file ? fmt("%s:%d", s.file, s.line) : std::string("(none)");
+}
+std::string threads(const std::vector<int>& ts)  // "threads 1-3, 7"
+{
+    std::string out;
+    for (std::size_t i = 0; i < ts.size();) {
+        std::size_t j = i;
+        while (j + 1 < ts.size() && ts[j + 1] == ts[j] + 1)
+            ++j;
+        out += (out.empty() ? "" : ", ") + (j == i ? fmt("%d", ts[i])
+                : fmt("%d-%d", ts[i], ts[j]));
+        i = j + 1;
+    }
+    return (ts.size() == 1 ? "thread " : "threads ") + out;
+}
+
+[[noreturn]] void fail(const std::string& msg)
+{
+    if (failure.empty())
+        failure = msg;
+    setcontext(&mainCtx);
+    std::abort();
+}
+void yield() { swapcontext(&th[cur].ctx, &mainCtx); }
+void step() { if (lockstep) yield(); }   // lockstep: one primitive a turn
+
+// Where shared word i sits: "stage 1's A tile".
+std::string place(std::size_t i)
+{
+    const long off = static_cast<long>(i * 4) - stageOff;
+    const long sb = static_cast<long>(lit_stage_bytes);
+    if (stageOff < 0 || off < 0 || off >= lit_stages * sb)
+        return fmt("shared memory (byte %zu of the block's)", i * 4);
+    return fmt("stage %ld's %c tile", off / sb, off % sb < sb / 2 ? 'A' : 'B');
+}
+std::string lastWait(int t)
+{
+    const Thread& me = th[t];
+    if (!me.lastWait.file)
+        return fmt("thread %d has not waited yet", t);
+    return me.waitN >= 0 ? fmt("thread %d's last wait was "
+                               "__pipeline_wait_prior(%ld) at %s", t,
+                               me.waitN, at(me.lastWait).c_str())
+                         : fmt("thread %d's last wait was consumer_wait() at "
+                               "%s", t, at(me.lastWait).c_str());
+}
+std::string lastBar(int t)
+{
+    return th[t].lastBar.file ? "its last __syncthreads() at " +
+           at(th[t].lastBar) : std::string("no __syncthreads() yet");
+}
+
+void join(std::vector<uint32_t>& into, const std::vector<uint32_t>& from)
+{
+    for (int u = 0; u < T; ++u)
+        into[u] = std::max(into[u], from[u]);
+}
+
+// PTX ISA, cp.async.wait_group: the copies of a group
+// are complete, and their writes visible, to the thread that waited;
+// another thread sees them only through an ordering from that wait, here a
+// bar.sync (PTX ISA, bar{.cta}: memory ordering among the CTA's threads).
+// Through an mbarrier (cuda::pipeline), the copies are visible to every
+// thread that waited on the phase they completed, and to threads ordered
+// after one of those.
+bool visible(int t, const Copy& c)
+{
+    if (c.mech == GROUP)
+        return c.thread == t || vc[t][c.thread] >= c.epoch;
+    const Use& u = uses[c.seq];
+    if (u.waited[t])
+        return true;
+    for (int w = 0; w < T; ++w)
+        if (u.waited[w] && vc[t][w] >= u.waited[w])
+            return true;
+    return false;
+}
+
+std::string copyName(const Copy& c)
+{
+    return fmt("the copy of K-slice %d's %c by thread %d (%s)", c.slice,
+               c.tile, c.thread, at(c.issue).c_str());
+}
+
+// The call chain of a read, as offsets into the binary that check.py turns
+// into day74.nw lines (addr2line): where in the kernel the read is.
+void traceRead()
+{
+    void* frames[32];
+    const int k = backtrace(frames, 32);
+    trace.clear();
+    for (int f = 0; f < k; ++f) {
+        Dl_info info;
+        if (dladdr(frames[f], &info) && info.dli_fbase)
+            trace += fmt("%s0x%zx", trace.empty() ? "" : " ",
+                         static_cast<std::size_t>(
+                             static_cast<char*>(frames[f]) -
+                             static_cast<char*>(info.dli_fbase) - 1));
+    }
+}
+
+float readWord(std::size_t i)
+{
+    const int t = cur;
+    if (words[i].state != LANDED || !visible(t, copies[words[i].copy]))
+        traceRead();
+    Word& w = words[i];
+    if (w.state == UNINIT)
+        fail(fmt("thread %d reads %s before any copy has written it; %s; "
+                 "%s", t, place(i).c_str(), lastWait(t).c_str(),
+                 lastBar(t).c_str()));
+    const Copy& c = copies[w.copy];
+    if (w.state == PENDING) {
+        std::string why;
+        if (c.mech == PIPE)
+            why = fmt("it lands when a consumer_wait() for that stage "
+                      "returns, and thread %d has not waited for it (%s)", t,
+                      lastWait(t).c_str());
+        else if (c.seq < 0)
+            why = fmt("it was never committed (__pipeline_commit), so no "
+                      "wait covers it; %s", lastWait(t).c_str());
+        else if (c.thread == t && c.waits == th[t].waits)
+            why = fmt("thread %d issued it (and committed its group at %s) "
+                      "after its last wait, so no wait covers it yet (%s)",
+                      t, at(c.commit).c_str(), lastWait(t).c_str());
+        else if (c.thread == t)
+            why = fmt("its group (committed at %s) is still in flight: %s, "
+                      "which leaves up to %ld of its newest groups in flight, "
+                      "this one among them", at(c.commit).c_str(),
+                      lastWait(t).c_str(), th[t].waitN);
+        else
+            why = fmt("it lands only at thread %d's wait that covers its group"
+                      " (committed at %s), which thread %d has not reached; "
+                      "%s", c.thread, at(c.commit).c_str(), c.thread,
+                      lastWait(c.thread).c_str());
+        fail(fmt("thread %d reads %s before %s has landed: %s", t,
+                 place(i).c_str(), copyName(c).c_str(), why.c_str()));
+    }
+    if (!visible(t, c))
+        fail(fmt("race: thread %d reads %s, written by %s, which landed at "
+                 "thread %d's %s at %s, and no __syncthreads() orders that "
+                 "wait before this read (thread %d: %s)", t,
+                 place(i).c_str(), copyName(c).c_str(), c.lander,
+                 c.mech == PIPE ? "consumer_wait()" : "__pipeline_wait_prior",
+                 at(c.land).c_str(), t, lastBar(t).c_str()));
+    const uint32_t now = vc[t][t];
+    auto r = std::find_if(w.reads.begin(), w.reads.end(),
+                          [t](const Read& x) { return x.thread == t; });
+    if (r == w.reads.end())
+        w.reads.push_back({t, now});
+    else
+        r->epoch = now;
+    return w.value;
+}
+
+float operand(float x)
+{
+    std::size_t i;
+    return isToken(x, &i) && i < words.size() ? readWord(i) : x;
+}
+
+// A copy issued: PTX ISA, cp.async: from its issue to
+// its completion the destination's bytes are being written, in no order
+// with other accesses; so no other thread may read or write them then
+// unless ordered before the issue, nor another copy be in flight to them.
+int issue(Site s, void* dst, const void* src, std::size_t bytes,
+          std::size_t zfill, Mech mech)
+{
+    const int t = cur;
+    char* d = static_cast<char*>(dst);
+    const float* f = static_cast<const float*>(src);
+    const std::size_t nn = static_cast<std::size_t>(n) * n;
+    if (!(bytes == 4 || bytes == 8 || bytes == 16) || zfill > bytes)
+        fail(fmt("thread %d copies %zu bytes at %s: cp.async copies 4, 8 or "
+                 "16", t, bytes, at(s).c_str()));
+    if (d < __start_lit_shared || d + bytes > __stop_lit_shared ||
+        reinterpret_cast<std::uintptr_t>(d) % bytes ||
+        reinterpret_cast<std::uintptr_t>(src) % bytes)
+        fail(fmt("thread %d's copy at %s: the destination is not shared "
+                 "memory, or a pointer is not %zu-byte aligned", t,
+                 at(s).c_str(), bytes));
+    Copy c;
+    char tile;
+    std::size_t off;
+    if (f >= A.data() && f + bytes / 4 <= A.data() + nn)
+        tile = 'A', off = f - A.data();
+    else if (f >= B.data() && f + bytes / 4 <= B.data() + nn)
+        tile = 'B', off = f - B.data();
+    else
+        fail(fmt("thread %d's copy at %s reads outside A and B", t,
+                 at(s).c_str()));
+    c.thread = t, c.tile = tile, c.mech = mech, c.issue = s;
+    c.waits = th[t].waits;
+    c.slice = static_cast<int>((tile == 'A' ? off % n : off / n) /
+                               lit_block_k);
+    const std::size_t first = (d - __start_lit_shared) / 4;
+    const std::string into = place(first);
+    c.stage = -1;
+    const int id = static_cast<int>(copies.size());
+    for (std::size_t i = first; i < first + bytes / 4; ++i) {
+        Word& w = words[i];
+        const std::string what = fmt(
+            "thread %d's copy of K-slice %d's %c into %s (%s)", t, c.slice,
+            tile, into.c_str(), at(s).c_str());
+        if (w.state == PENDING)
+            fail(what + " overwrites an element " + copyName(copies[w.copy])
+                 + " is still writing: two copies in flight to one address "
+                 "land in no defined order");
+        if (w.state == LANDED && !visible(t, copies[w.copy]))
+            fail(what + " overwrites an element " + copyName(copies[w.copy])
+                 + " wrote, with no barrier after that copy landed");
+        for (const Read& r : w.reads)
+            if (r.thread != t && vc[t][r.thread] < r.epoch)
+                fail(fmt("race: %s overwrites an element of K-slice %d that "
+                         "thread %d read with no barrier between that read "
+                         "and this copy (thread %d: %s); thread %d may still "
+                         "be computing on it", what.c_str(),
+                         copies[w.copy].slice, r.thread, t,
+                         lastBar(t).c_str(), r.thread));
+        w.state = PENDING;
+        w.copy = id;
+        w.value = i - first < (bytes - zfill) / 4 ? f[i - first] : 0.0f;
+        w.reads.clear();
+    }
+    copies.push_back(c);
+    copyWords.emplace_back();
+    for (std::size_t i = first; i < first + bytes / 4; ++i)
+        copyWords[id].push_back(i);
+    return id;
+}
+
+// A copy lands: its words hold its data, visible as visible() says.
+void landAll(int id, Site s)
+{
+    Copy& c = copies[id];
+    c.landed = true, c.land = s, c.lander = cur, c.epoch = vc[cur][cur];
+    for (std::size_t i : copyWords[id])
+        if (words[i].copy == id && words[i].state == PENDING)
+            words[i].state = LANDED;
+}
+
+Use& use(long seq)
+{
+    while (static_cast<long>(uses.size()) <= seq) {
+        uses.emplace_back();
+        Use& u = uses.back();
+        u.pvc.assign(T, 0), u.cvc.assign(T, 0), u.waited.assign(T, 0);
+    }
+    return uses[seq];
+}
+
+bool ready(const Thread& me)
+{
+    switch (me.st) {
+    case RUN: return true;
+    case ACQ:
+        return me.seq < pipeStages ||
+               use(me.seq - pipeStages).consumed == T;
+    case WAIT: return use(me.seq).produced == T;
+    default: return false;
+    }
+}
+void blockOn(Block b, long seq, Site s)
+{
+    Thread& me = th[cur];
+    me.seq = seq, me.at = s, me.st = b;
+    while (!ready(me))
+        yield();
+    me.st = RUN;
+}
+
+}  // namespace
+
+// ---- the primitives (lit_gpu.h) --------------------------------------------
+void syncthreads(const char* f, int l)
+{
+    Thread& me = th[cur];
+    me.at = {f, l};
+    me.st = BAR;
+    yield();                         // the scheduler releases the block
+    me.lastBar = {f, l};
+}
+
+void memcpyAsync(const char* f, int l, void* dst, const void* src,
+                 std::size_t bytes, std::size_t zfill)
+{
+    const int id = issue({f, l}, dst, src, bytes, zfill, GROUP);
+    th[cur].open.push_back(id);
+    step();
+}
+
+// PTX ISA, cp.async.commit_group: the thread's copies
+// not yet committed form one group, possibly empty; groups are per thread.
+void commit(const char* f, int l)
+{
+    Thread& me = th[cur];
+    for (int id : me.open)
+        copies[id].seq = me.nextGroup, copies[id].commit = {f, l};
+    me.groups.emplace_back(me.nextGroup++, me.open);
+    me.open.clear();
+    step();
+}
+
+// PTX ISA, cp.async.wait_group N: waits until at most
+// the N most recent groups of this thread are pending; every older group of
+// this thread is complete. Copies not committed are not covered. In the
+// model a copy lands here, at the latest moment the rule allows.
+void waitPrior(std::size_t nGroups, const char* f, int l)
+{
+    Thread& me = th[cur];
+    while (me.groups.size() > nGroups) {
+        for (int id : me.groups.front().second)
+            landAll(id, {f, l});
+        me.groups.pop_front();
+    }
+    me.lastWait = {f, l};
+    me.waitN = static_cast<long>(nGroups);
+    ++me.waits;
+    step();
+}
+
+float fma(float a, float b, float c)
+{
+    return std::fma(operand(a), operand(b), c);
+}
+
+// cuda::pipeline<thread_scope_block>, every thread producer and consumer
+// (libcu++'s pipeline: make_pipeline, producer_acquire/commit,
+// consumer_wait/release). Stage use q (the q-th commit of each thread) is
+// stage q % pipeStages; the copies committed to it complete on its "full"
+// barrier once every thread has committed (PTX ISA,
+// cp.async.mbarrier.arrive), and are visible to a thread whose consumer_wait
+// saw that phase complete (PTX ISA, mbarrier.test_wait/try_wait). Use q
+// may be acquired once every thread has released use q - pipeStages.
+void pipeMake(int s, const char* f, int l)
+{
+    if (pipeStages && pipeStages != s)
+        fail("two pipelines of different depths in one block");
+    pipeStages = s;
+    syncthreads(f, l);  // make_pipeline: one thread initialises, all sync
+}
+void pipeAcquire(PipeHandle& p, const char* f, int l)
+{
+    blockOn(ACQ, p.head, {f, l});
+    if (p.head >= pipeStages)
+        join(vc[cur], use(p.head - pipeStages).cvc);
+    step();
+}
+void pipeCopy(PipeHandle& p, const char* f, int l, void* dst,
+              const void* src, std::size_t bytes)
+{
+    const int id = issue({f, l}, dst, src, bytes, 0, PIPE);
+    copies[id].seq = p.head;
+    th[cur].open.push_back(id);
+    step();
+}
+void pipeCommit(PipeHandle& p, const char* f, int l)
+{
+    Thread& me = th[cur];
+    Use& u = use(p.head);
+    for (int id : me.open)
+        copies[id].commit = {f, l}, u.copies.push_back(id);
+    me.open.clear();
+    ++u.produced;
+    join(u.pvc, vc[cur]);
+    ++vc[cur][cur];
+    me.head = ++p.head;
+    step();
+}
+void pipeWait(PipeHandle& p, const char* f, int l)
+{
+    blockOn(WAIT, p.tail, {f, l});
+    Use& u = use(p.tail);
+    join(vc[cur], u.pvc);
+    for (int id : u.copies)
+        if (!copies[id].landed)
+            landAll(id, {f, l});
+    u.waited[cur] = vc[cur][cur];
+    th[cur].lastWait = {f, l};
+    th[cur].waitN = -1;
+    step();
+}
+void pipeRelease(PipeHandle& p, const char* f, int l)
+{
+    Use& u = use(p.tail++);
+    th[cur].tail = p.tail;
+    ++u.consumed;
+    join(u.cvc, vc[cur]);
+    ++vc[cur][cur];
+    (void)f, (void)l;
+    step();
+}
+
+namespace {
+
+void entry()
+{
+    matmulTilePiped(A.data(), B.data(), C.data(), n);
+    th[cur].st = DONE;
+}
+
+void resume(int t)
+{
+    cur = t;
+    threadIdx = dim3(static_cast<unsigned>(t));
+    swapcontext(&mainCtx, &th[t].ctx);
+}
+
+// All threads that can go on are stuck: a barrier to release, or a hang.
+bool release()
+{
+    std::vector<int> bar, done, other;
+    for (int t = 0; t < T; ++t)
+        (th[t].st == BAR ? bar : th[t].st == DONE ? done : other)
+            .push_back(t);
+    if (bar.size() == static_cast<std::size_t>(T)) {
+        std::vector<uint32_t> m(T, 0);
+        for (int t = 0; t < T; ++t)
+            join(m, vc[t]);
+        for (int t = 0; t < T; ++t) {
+            vc[t] = m;
+            ++vc[t][t];
+            th[t].st = RUN;
+        }
+        return true;
+    }
+    std::string msg = "the block hangs:";
+    if (!bar.empty())
+        msg += fmt(" %s wait at __syncthreads() (%s)", threads(bar).c_str(),
+                   at(th[bar[0]].at).c_str());
+    for (int t : other) {
+        const Thread& me = th[t];
+        std::vector<int> same, missing;
+        for (int u : other)
+            if (th[u].st == me.st && th[u].seq == me.seq &&
+                th[u].at.line == me.at.line)
+                same.push_back(u);
+        if (same[0] != t)
+            continue;
+        const long seq = me.st == ACQ ? me.seq - pipeStages : me.seq;
+        for (int u = 0; u < T; ++u)
+            if ((me.st == WAIT ? th[u].head : th[u].tail) <= seq)
+                missing.push_back(u);
+        msg += fmt("%s %s wait at %s (%s) for stage %ld (its use %ld)",
+                   bar.empty() && same[0] == other[0] ? "" : ";",
+                   threads(same).c_str(), me.st == WAIT ? "consumer_wait()"
+                   : "producer_acquire()", at(me.at).c_str(),
+                   seq % pipeStages, seq);
+        msg += fmt(", which %s never %s", threads(missing).c_str(),
+                   me.st == WAIT ? "committed (producer_commit)"
+                                 : "released (consumer_release)");
+    }
+    if (!done.empty())
+        msg += fmt("; %s returned", threads(done).c_str());
+    failure = msg;
+    return false;
+}
+
+bool runBlock(const std::vector<int>& order)
+{
+    const std::size_t nWords = (__stop_lit_shared - __start_lit_shared) / 4;
+    float* sh = reinterpret_cast<float*>(__start_lit_shared);
+    words.assign(nWords, Word());
+    for (std::size_t i = 0; i < nWords; ++i)
+        sh[i] = token(i);   // poison: every read of shared memory is checked
+    copies.clear(), copyWords.clear(), uses.clear(), failure.clear();
+    trace.clear();
+    pipeStages = 0;
+    vc.assign(T, std::vector<uint32_t>(T, 0));
+    th.resize(T);
+    for (int t = 0; t < T; ++t) {
+        Thread& me = th[t];
+        me = Thread();
+        if (stacks.size() <= static_cast<std::size_t>(t))
+            stacks.emplace_back(new char[kStack]);
+        vc[t][t] = 1;
+        getcontext(&me.ctx);
+        me.ctx.uc_stack.ss_sp = stacks[t].get();
+        me.ctx.uc_stack.ss_size = kStack;
+        me.ctx.uc_link = &mainCtx;
+        makecontext(&me.ctx, entry, 0);
+    }
+    for (;;) {
+        bool any = false;
+        for (int t : order)
+            if (ready(th[t])) {
+                th[t].st = RUN;
+                resume(t);
+                if (!failure.empty())
+                    return false;
+                any = true;
+            }
+        if (any)
+            continue;
+        if (std::all_of(th.begin(), th.end(),
+                        [](const Thread& x) { return x.st == DONE; }))
+            return true;
+        if (!release())
+            return false;
+    }
+}
+
+}  // namespace
+}  // namespace lit
+
+int main(int argc, char** argv)
+{
+    using namespace lit;
+    std::vector<int> sizes;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!std::strcmp(argv[i], "--sizes"))
+            for (char* s = std::strtok(argv[i + 1], ","); s;
+                 s = std::strtok(nullptr, ","))
+                sizes.push_back(std::atoi(s));
+        else if (!std::strcmp(argv[i], "--stage-offset"))
+            stageOff = std::atol(argv[i + 1]);
+    }
+    T = lit_threads;
+    blockDim = dim3(static_cast<unsigned>(T));
+    const char* names[] = {"lockstep", "forward", "reverse", "shuffled"};
+    int runs = 0;
+    for (int size : sizes) {
+        n = size;
+        const int g = n / lit_tile;
+        gridDim = dim3(g, g);
+        blockIdx = dim3(g - 1, g - 1);   // the last block: offsets at work
+        A.assign(static_cast<std::size_t>(n) * n, 0);
+        B = A;
+        for (int i = 0; i < n; ++i)
+            for (int k = 0; k < n; ++k) {   // small integers: sums exact
+                A[i * n + k] = static_cast<float>((i * 7 + k * 3) % 5 - 2);
+                B[i * n + k] = static_cast<float>((i * 5 + k * 11) % 7 - 3);
+            }
+        for (int o = 0; o < 4; ++o) {
+            std::vector<int> order(T);
+            for (int t = 0; t < T; ++t)
+                order[t] = o == 2 ? T - 1 - t : t;
+            if (o == 3)
+                std::shuffle(order.begin(), order.end(),
+                             std::mt19937(20));
+            lockstep = o == 0;
+            C.assign(A.size(), 0);
+            const bool ok = runBlock(order);
+            if (!ok) {
+                std::printf("FAIL\t%d\t%s\t%s\t%s\n", n, names[o],
+                            failure.c_str(), trace.c_str());
+                return 1;
+            }
+            const int r0 = (g - 1) * lit_tile;
+            for (int i = r0; i < r0 + lit_tile; ++i)
+                for (int j = r0; j < r0 + lit_tile; ++j) {
+                    float want = 0;
+                    for (int k = 0; k < n; ++k)
+                        want += A[i * n + k] * B[k * n + j];
+                    if (std::isnan(C[i * n + j])) {
+                        std::printf("FAIL\t%d\t%s\tC[%d][%d] is NaN: the "
+                                    "loop uses a value of shared memory "
+                                    "other than through computeTile's "
+                                    "__fmaf_rn, which the model cannot "
+                                    "check\t\n", n, names[o], i, j);
+                        return 1;
+                    }
+                    if (C[i * n + j] != want) {
+                        std::printf("FAIL\t%d\t%s\tthe loop keeps the copy "
+                                    "rules, yet C[%d][%d] is %g where the "
+                                    "product is %g: it computes on the wrong "
+                                    "slices\t\n", n, names[o], i, j,
+                                    static_cast<double>(C[i * n + j]),
+                                    static_cast<double>(want));
+                        return 1;
+                    }
+                }
+            ++runs;
+        }
+    }
+    std::printf("PASS\t%d\n", runs);
+    return 0;
+}
