@@ -238,14 +238,25 @@ def real_facts(tmp_path_factory):
     return out, {k: v["text"] for k, v in doc["facts"].items()}
 
 
-def test_plotted_values_are_the_facts(tmp_path, real_facts):
+@pytest.fixture(scope="module")
+def clean_plots(tmp_path_factory, real_facts):
+    """plot.py's files from real_facts, run with an empty HOME, no MPL*
+    variable, and no evidence/ in reach."""
+    d = tmp_path_factory.mktemp("plots")
+    (d / "home").mkdir()
+    p, got = plot(d, real_facts[0], env={
+        k: v for k, v in {**os.environ, "HOME": str(d / "home")}.items()
+        if not k.startswith("MPL") and k != "MATPLOTLIBRC"})
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert sorted(got) == sorted(PLOT_FILES)
+    return got
+
+
+def test_plotted_values_are_the_facts(real_facts, clean_plots):
     """Every number plot.py draws (NAME.values.tsv) is the page's fact for
     that point, read from FACTS.json with no evidence/ in reach: no second
     median. A row per size, residency and depth that the facts hold."""
-    path, facts = real_facts
-    p, got = plot(tmp_path, path)
-    assert p.returncode == 0 and p.stderr == "", p.stderr
-    assert sorted(got) == sorted(PLOT_FILES)
+    facts, got = real_facts[1], clean_plots
     num = lambda name: float(facts[name].replace(",", ""))
 
     def table(name):
@@ -283,7 +294,7 @@ def test_plotted_values_are_the_facts(tmp_path, real_facts):
     assert title.encode() in got["gflops.svg"]
 
 
-def test_plots_ignore_user_settings(tmp_path, real_facts):
+def test_plots_ignore_user_settings(tmp_path, real_facts, clean_plots):
     """A matplotlibrc in ~/.config/matplotlib, in MPLCONFIGDIR, in
     MATPLOTLIBRC and in the working folder (fonts, decimal comma, grid,
     colours, backend) and MPLBACKEND leave every file byte for byte as
@@ -305,21 +316,17 @@ def test_plots_ignore_user_settings(tmp_path, real_facts):
                  "rcParams['font.size'], m.get_backend())"], env=env,
                 cwd=str(cwd))
     assert plain.stdout.split() == ["21.0", "pdf"], plain.stderr
-    clean_home = tmp_path / "clean"
-    clean_home.mkdir()
-    want = plot(tmp_path / "a", real_facts[0], env={
-        k: v for k, v in {**os.environ, "HOME": str(clean_home)}.items()
-        if not k.startswith("MPL") and k != "MATPLOTLIBRC"})
-    got = plot(tmp_path / "b", real_facts[0], env=env, cwd=cwd)
-    assert want[0].returncode == got[0].returncode == 0, got[0].stderr
-    assert sorted(got[1]) == sorted(PLOT_FILES)
-    assert [f for f in PLOT_FILES if got[1][f] != want[1][f]] == []
+    p, got = plot(tmp_path, real_facts[0], env=env, cwd=cwd)
+    assert p.returncode == 0, p.stderr
+    assert sorted(got) == sorted(PLOT_FILES)
+    assert [f for f in PLOT_FILES if got[f] != clean_plots[f]] == []
 
 
 def test_plots_without_gpu_facts(tmp_path):
     """With no GPU facts each drawing is a placeholder, with a warning, and
-    the values are empty; without matplotlib, exit 1 naming the package and
-    nothing written."""
+    the values are empty; with a fact missing, exit 1 naming it, nothing
+    rewritten; without matplotlib, exit 1 naming the package, nothing
+    written."""
     (tmp_path / "none").mkdir()
     _, out, _ = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
                             schema=SCHEMA)
@@ -328,6 +335,11 @@ def test_plots_without_gpu_facts(tmp_path):
     assert sorted(got) == sorted(PLOT_FILES)
     assert all(b"Not yet measured" in got[f] for f in got if ".svg" in f)
     assert all(got[f] == b"" for f in got if f.endswith(".tsv"))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"facts": {"gpu.name": {"text": "GPU"}}}')
+    p, kept = plot(tmp_path, bad)
+    assert p.returncode == 1 and "no fact like" in p.stderr, p.stderr
+    assert kept == got
     fake = tmp_path / "fake" / "matplotlib"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("raise ImportError('no matplotlib')\n")

@@ -34,10 +34,10 @@ STATIC_SMEM_KIB = 48   # CUDA's limit on static shared memory per block
 class Facts(dict):
     """{name: text} of FACTS.json; fact(name) is its number (float)."""
 
-    def fact(self, name, default=None):
-        text = self.get(name, default)
-        if text is None:
+    def fact(self, name):
+        if name not in self:
             raise KeyError(f"no fact {name}")
+        text = self[name]
         try:
             return float(str(text).replace(",", ""))
         except ValueError:
@@ -47,6 +47,8 @@ class Facts(dict):
         """The first group of each fact name pattern matches, sorted."""
         found = {m.group(1) for k in self for m in [re.fullmatch(pattern, k)]
                  if m}
+        if not found:
+            raise KeyError(f"no fact like {pattern}")
         return sorted(found, key=lambda k: (not k.isdigit(), k.zfill(9)))
 
 
@@ -54,6 +56,7 @@ def gflops(f, ax, narrow):
     """GFLOP/s against N: the lesson's pair (sm_80 build), the blocked pair
     and cuBLAS (from the lesson's run, else the blocked pair's)."""
     sizes = f.keys_like(r"(?:run\.sm_80|blocked)\.(\d+)\.piped_gflops")
+    x = [int(n) for n in sizes]
     series = [("cuBLAS SGEMM (FP32)", "#555555", "^", ("run.sm_80",
                                                        "blocked"), "cublas"),
               ("matmulBlockedPiped", BLUE, "o", ("blocked",), "piped"),
@@ -64,13 +67,12 @@ def gflops(f, ax, narrow):
     for label, colour, marker, sources, kind in series:
         ys = [next((f.fact(f"{s}.{n}.{kind}_gflops") for s in sources
                     if f"{s}.{n}.{kind}_gflops" in f), None) for n in sizes]
-        ax.plot([int(n) for n in sizes], [math.nan if y is None else y / 1e3
-                                          for y in ys], color=colour,
-                marker=marker, markersize=8, linewidth=2,
+        ax.plot(x, [math.nan if y is None else y / 1e3 for y in ys],
+                color=colour, marker=marker, markersize=8, linewidth=2,
                 label=label.replace(")", ", pedantic)"))
         cols.append(ys)
     ax.set_xscale("log", base=2)
-    ax.set_xticks([int(n) for n in sizes], sizes)
+    ax.set_xticks(x, sizes)
     ax.minorticks_off()
     ax.set_ylim(bottom=0)
     ax.set_xlabel("matrix size N" if narrow else
@@ -104,13 +106,12 @@ def residency(f, ax, narrow):
                       key=lambda s: f.fact(f"residency.{s}.blocks_per_sm"))
     x = [f.fact(f"residency.{s}.blocks_per_sm") for s in settings]
     head, rows = ["blocks per SM"], [[int(v)] for v in x]
-    for n, colour, solid, hollow in ((2048, BLUE, "o", "o"),
-                                     (4096, ORANGE, "s", "s")):
+    for n, colour, marker in ((2048, BLUE, "o"), (4096, ORANGE, "s")):
         for stem, name, dash, face in (("residency", "cuda::pipeline", "-",
                                         colour), ("mechanism", "thread-scope",
                                                   "--", "none")):
             got = ratio(f, ax, x, [f"{stem}.{s}.{n}" for s in settings],
-                        color=colour, linestyle=dash, marker=solid,
+                        color=colour, linestyle=dash, marker=marker,
                         markerfacecolor=face, label=f"{name}, N = {n}")
             head += [f"{w} {name} N={n}" for w in ("piped/sync", "min",
                                                    "max")]
@@ -168,12 +169,13 @@ PLOTS = {"gflops": (gflops, 440, 500), "residency": (residency, 420, 440),
          "stages": (stages, 420, 440)}
 
 
-def svg(mpl, fig, salt):
+def svg(fig, salt):
     """fig as SVG text in the page's colours, its ids unique to salt."""
+    import matplotlib
     for i, artist in enumerate(fig.findobj()):
         artist.set_gid(f"{salt}-{i}")
     out = io.StringIO()
-    with mpl.rc_context({"svg.hashsalt": salt}):
+    with matplotlib.rc_context({"svg.hashsalt": salt}):
         fig.savefig(out, format="svg", metadata={
             k: None for k in ("Date", "Creator", "Format", "Type")})
     text = re.sub(r"(?<=: )#([0-9a-f]{6})\b", lambda m: "currentColor" if
@@ -186,7 +188,7 @@ def svg(mpl, fig, salt):
                   flags=re.S)
 
 
-def figure(mpl, width, height):
+def figure(width, height):
     """An empty figure of width x height units (points) on the SVG canvas."""
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
@@ -196,42 +198,43 @@ def figure(mpl, width, height):
     return fig
 
 
-def draw(mpl, name, facts, outdir):
-    """NAME's wide and narrow drawings and its values; returns nothing."""
+def draw(name, facts):
+    """{file name: text} of NAME's wide and narrow drawings and values."""
     make, wide_h, narrow_h = PLOTS[name]
+    files = {}
     for narrow, width, height in ((False, 720, wide_h), (True, 360,
                                                          narrow_h)):
-        fig = figure(mpl, width, height)
+        fig = figure(width, height)
         ax = fig.add_subplot()
         ax.grid(axis="y", color="#dddddd")
         title, head, rows = make(facts, ax, narrow)
-        ax.set_title(title.format(facts["gpu.name"]), fontsize=13)
+        ax.set_title(title.format(facts["gpu.name"]))
         handles, labels = (sum(x, []) for x in zip(*(
             a.get_legend_handles_labels() for a in fig.axes)))
         fig.axes[-1].legend(handles, labels, **(
             dict(loc="upper center", bbox_to_anchor=(0.5, -0.2),
                  frameon=False) if narrow else dict(loc="lower right")))
         end = "-narrow.svg" if narrow else ".svg"
-        litlib.write_atomic(os.path.join(outdir, name + end),
-                            svg(mpl, fig, name + end[:-4]))
-    litlib.write_atomic(os.path.join(outdir, name + ".values.tsv"), "".join(
+        files[name + end] = svg(fig, name + end[:-4])
+    files[name + ".values.tsv"] = "".join(
         "\t".join("?" if c is None else f"{c:.12g}" if isinstance(c, float)
-                  else str(c) for c in line) + "\n" for line in [head] + rows))
+                  else str(c) for c in line) + "\n" for line in [head] + rows)
+    return files
 
 
-def placeholder(mpl, name, outdir):
-    """NAME's drawings say that nothing was measured; its values are empty."""
+def placeholder(name, facts):
+    """As draw, saying that nothing was measured; the values are empty."""
+    files = {name + ".values.tsv": ""}
     for end, width in ((".svg", 720), ("-narrow.svg", 360)):
-        fig = figure(mpl, width, 120)
+        fig = figure(width, 120)
         fig.set_facecolor("#f6f6f6")
         fig.set_edgecolor("#bbbbbb")
         fig.set_linewidth(2)
         fig.text(0.5, 0.5, "Not yet measured: no GPU evidence\n"
                  "(make evidence-gpu)", ha="center", va="center",
                  color="#555555", linespacing=1.8)
-        litlib.write_atomic(os.path.join(outdir, name + end),
-                            svg(mpl, fig, name + end[:-4]))
-    litlib.write_atomic(os.path.join(outdir, name + ".values.tsv"), "")
+        files[name + end] = svg(fig, name + end[:-4])
+    return files
 
 
 def main(argv):
@@ -243,27 +246,33 @@ def main(argv):
     with tempfile.TemporaryDirectory() as config:
         os.environ["MPLCONFIGDIR"] = config   # no user matplotlibrc or cache
         try:
-            import matplotlib as mpl
+            import matplotlib
         except ImportError as e:
             print(f"plot: {e}: apt-get install --no-install-recommends "
                   "python3-matplotlib", file=sys.stderr)
             return 1
-        mpl.rcdefaults()
-        mpl.rcParams.update({"font.family": "DejaVu Sans", "font.size": 13,
-                             "svg.fonttype": "none", "figure.facecolor":
-                             "none", "axes.facecolor": "none",
-                             "legend.facecolor": "white",
-                             "legend.framealpha": 1})
+        matplotlib.rcdefaults()
+        matplotlib.rcParams.update({
+            "font.family": "DejaVu Sans", "font.size": 13,
+            "axes.titlesize": 13,
+            "svg.fonttype": "none", "figure.facecolor": "none",
+            "axes.facecolor": "none", "legend.facecolor": "white",
+            "legend.framealpha": 1})
         try:
             facts = Facts((k, v["text"]) for k, v in json.loads(
                 litlib.read_text(path))["facts"].items())
+            files = {}
             for name in PLOTS:
-                if "gpu.name" in facts:
-                    draw(mpl, name, facts, outdir)
-                else:
-                    placeholder(mpl, name, outdir)
-        except (OSError, KeyError, ValueError, TypeError) as e:
-            print(f"plot: {path}: {e}", file=sys.stderr)
+                files.update((draw if "gpu.name" in facts else placeholder)(
+                    name, facts))
+            for name, text in files.items():   # all drawn: none half-done
+                litlib.write_atomic(os.path.join(outdir, name), text)
+        except OSError as e:   # names the file
+            print(f"plot: {e}", file=sys.stderr)
+            return 1
+        except (KeyError, ValueError, TypeError) as e:
+            print(f"plot: {path}: {e.args[0] if e.args else e}",
+                  file=sys.stderr)
             return 1
     if "gpu.name" not in facts:
         print(f"plot: warning: no GPU facts in {path}; the plots in "
