@@ -355,22 +355,15 @@ record-sources: deps ## REV=commit: add REV's sources to evidence/sources.tsv
 
 facts: build/facts.json ## gather evidence/*.facts.json for the page
 
-# Plots of the first GPU's evidence: NAME.svg, NAME-narrow.svg (phones) and
-# NAME.values.tsv (numbers the page tests find in the tables it names).
-GPU := $(patsubst %-run-sm_80.csv,%,$(firstword \
-         $(wildcard evidence/gpu-*-run-sm_80.csv)))
-PLOT_NAMES := gflops residency stages
-PLOTS := $(PLOT_NAMES:%=build/plots/%.svg)
-PLOT_TOOLS := tools/plots/plot.py tools/plots/svg_for_page.py \
-              tools/lit/litlib.py tools/plots/common.gp
-$(foreach p,$(PLOT_NAMES),$(eval build/plots/$(p).svg \
-  build/plots/$(p)-narrow.svg build/plots/$(p).values.tsv &: \
-  tools/plots/$(p).gp $(PLOT_TOOLS) $(wildcard $(GPU)-*.csv) ; \
-	@$$(NEED) $$(GNUPLOT) gnuplot-nox && \
-	 $$(PY) -m tools.plots.plot $(p) $$(or $$(GPU),evidence/none) \
-	 build/plots))
+# The page's plots, drawn from the facts: NAME.svg, NAME-narrow.svg (phones)
+# and NAME.values.tsv (numbers the page tests find in the tables it names).
+PLOT_FILES := $(foreach p,gflops residency stages,$(addprefix build/plots/$p,\
+                .svg -narrow.svg .values.tsv))
+PLOTS := $(filter %.svg,$(PLOT_FILES))
+$(PLOT_FILES) &: build/facts.json tools/plots/plot.py tools/lit/litlib.py
+	@$(PY) -m tools.plots.plot build/facts.json build/plots
 
-plots: $(PLOTS) ## draw the page's plots from evidence/ with gnuplot
+plots: $(PLOTS) ## draw the page's plots from the facts with matplotlib
 
 WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/facts.lua \
                tools/lit/divs.lua tools/lit/page.lua site/template.html \

@@ -1,6 +1,7 @@
 """The facts pipeline: tools/lit/gather.py on fixture evidence, the real
-schema against day74.nw, tools/facts/derive.py's verdicts, and
-tools/gpu/gpu_facts.py on the committed GPU transcripts."""
+schema against day74.nw, tools/facts/derive.py's verdicts,
+tools/gpu/gpu_facts.py on the committed GPU transcripts, and the plots that
+tools/plots/plot.py draws from the gathered facts."""
 
 import json
 import os
@@ -206,3 +207,144 @@ def test_same_text_keeps_evidence_current(tmp_path, same_tokens):
                               tmp_path / "tok"),
                           table_path=str(tmp_path / "sources.tsv"))
     assert facts["ptx.sm80.piped.total"].stale is not same_tokens
+
+
+# ---- the plots: drawn from the facts alone ----------------------------------
+PLOT_FILES = [n + end for n in ("gflops", "residency", "stages")
+              for end in (".svg", "-narrow.svg", ".values.tsv")]
+
+
+def plot(tmp_path, facts, env=None, cwd=None):
+    """tools/plots/plot.py on facts (a gathered FACTS.json) from a folder
+    with no evidence/; returns (CompletedProcess, {file: bytes})."""
+    out = tmp_path / "plots"
+    cwd = cwd or tmp_path / "cwd"
+    cwd.mkdir(parents=True, exist_ok=True)
+    p = run([sys.executable, "-B", "-m", "tools.plots.plot", str(facts),
+             str(out)], cwd=str(cwd), env={**(env or os.environ),
+                                           "PYTHONPATH": REPO})
+    return p, {f: (out / f).read_bytes() for f in PLOT_FILES
+               if (out / f).exists()}
+
+
+@pytest.fixture(scope="module")
+def real_facts(tmp_path_factory):
+    """The committed evidence gathered with the real schema: (path, facts
+    as {name: text})."""
+    d = tmp_path_factory.mktemp("facts")
+    p, out, doc = gather_case(d, "real", evidence=os.path.join(
+        REPO, "evidence"), schema=SCHEMA)
+    assert p.returncode == 0, p.stderr
+    return out, {k: v["text"] for k, v in doc["facts"].items()}
+
+
+@pytest.fixture(scope="module")
+def clean_plots(tmp_path_factory, real_facts):
+    """plot.py's files from real_facts, run with an empty HOME, no MPL*
+    variable, and no evidence/ in reach."""
+    d = tmp_path_factory.mktemp("plots")
+    (d / "home").mkdir()
+    p, got = plot(d, real_facts[0], env={
+        k: v for k, v in {**os.environ, "HOME": str(d / "home")}.items()
+        if not k.startswith("MPL") and k != "MATPLOTLIBRC"})
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert sorted(got) == sorted(PLOT_FILES)
+    return got
+
+
+def test_plotted_values_are_the_facts(real_facts, clean_plots):
+    """Every number plot.py draws (NAME.values.tsv) is the page's fact for
+    that point, read from FACTS.json with no evidence/ in reach: no second
+    median. A row per size, residency and depth that the facts hold."""
+    facts, got = real_facts[1], clean_plots
+    num = lambda name: float(facts[name].replace(",", ""))
+
+    def table(name):
+        head, *rows = got[name + ".values.tsv"].decode().splitlines()
+        return head.split("\t"), [r.split("\t") for r in rows]
+
+    head, rows = table("gflops")
+    sizes = {m.group(2) for k in facts for m in [re.fullmatch(
+        r"(run\.sm_80|blocked)\.(\d+)\.piped_gflops", k)] if m}
+    assert [r[0] for r in rows] == sorted(sizes, key=int)
+    for n, *cells in rows:
+        want = [f"run.sm_80.{n}.sync_gflops", f"run.sm_80.{n}.piped_gflops",
+                f"blocked.{n}.sync_gflops", f"blocked.{n}.piped_gflops"]
+        want.append(next((w for w in (f"run.sm_80.{n}.cublas_gflops",
+                                      f"blocked.{n}.cublas_gflops")
+                          if w in facts), "none"))
+        assert cells == [f"{num(w):.12g}" if w in facts else "?"
+                         for w in want], (n, head)
+    head, rows = table("residency")
+    assert [r[0] for r in rows] == [facts[f"residency.{s}.blocks_per_sm"]
+                                    for s in ("1", "2", "natural")]
+    for s, (_, *cells) in zip(("1", "2", "natural"), rows):
+        assert [float(c) for c in cells] == [
+            num(f"{stem}.{s}.{n}.{k}") for n in (2048, 4096)
+            for stem in ("residency", "mechanism")
+            for k in ("ratio", "ratio_min", "ratio_max")], s
+    head, rows = table("stages")
+    assert [r[0] for r in rows] == ["2", "3", "4"]
+    for d, *cells in rows:
+        assert [float(c) for c in cells] == [
+            num(f"stages.{d}.2048.{k}") for k in (
+                "ratio", "ratio_min", "ratio_max")] + [
+            num(f"exercise.stages{d}.smem")], d
+    title = f"FP32 GEMM on {facts['gpu.name']}, -arch=sm_80 build"
+    assert title.encode() in got["gflops.svg"]
+
+
+def test_plots_ignore_user_settings(tmp_path, real_facts, clean_plots):
+    """A matplotlibrc in ~/.config/matplotlib, in MPLCONFIGDIR, in
+    MATPLOTLIBRC and in the working folder (fonts, decimal comma, grid,
+    colours, backend) and MPLBACKEND leave every file byte for byte as
+    it was; the same settings do change a plain matplotlib."""
+    rc = ("font.family: serif\nfont.size: 21\naxes.grid: True\n"
+          "axes.formatter.use_locale: True\nlines.linewidth: 7\n"
+          "axes.prop_cycle: cycler('color', ['r', 'g'])\n"
+          "svg.fonttype: path\nsvg.hashsalt: user\nfigure.dpi: 300\n"
+          "backend: pdf\n")
+    home, cwd = tmp_path / "home", tmp_path / "cwd2"
+    for d in (home / ".config" / "matplotlib", home / "mplconfig", cwd):
+        d.mkdir(parents=True)
+        (d / "matplotlibrc").write_text(rc)
+    env = {**os.environ, "HOME": str(home), "MPLBACKEND": "pdf",
+           "XDG_CONFIG_HOME": str(home / ".config"), "LC_ALL": "C.UTF-8",
+           "MPLCONFIGDIR": str(home / "mplconfig"),
+           "MATPLOTLIBRC": str(cwd / "matplotlibrc")}
+    plain = run([sys.executable, "-c", "import matplotlib as m; print(m."
+                 "rcParams['font.size'], m.get_backend())"], env=env,
+                cwd=str(cwd))
+    assert plain.stdout.split() == ["21.0", "pdf"], plain.stderr
+    p, got = plot(tmp_path, real_facts[0], env=env, cwd=cwd)
+    assert p.returncode == 0, p.stderr
+    assert sorted(got) == sorted(PLOT_FILES)
+    assert [f for f in PLOT_FILES if got[f] != clean_plots[f]] == []
+
+
+def test_plots_without_gpu_facts(tmp_path):
+    """With no GPU facts each drawing is a placeholder, with a warning, and
+    the values are empty; with a fact missing, exit 1 naming it, nothing
+    rewritten; without matplotlib, exit 1 naming the package, nothing
+    written."""
+    (tmp_path / "none").mkdir()
+    _, out, _ = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
+                            schema=SCHEMA)
+    p, got = plot(tmp_path, out)
+    assert p.returncode == 0 and "warning" in p.stderr, p.stderr
+    assert sorted(got) == sorted(PLOT_FILES)
+    assert all(b"Not yet measured" in got[f] for f in got if ".svg" in f)
+    assert all(got[f] == b"" for f in got if f.endswith(".tsv"))
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"facts": {"gpu.name": {"text": "GPU"}}}')
+    p, kept = plot(tmp_path, bad)
+    assert p.returncode == 1 and "no fact like" in p.stderr, p.stderr
+    assert kept == got
+    fake = tmp_path / "fake" / "matplotlib"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('no matplotlib')\n")
+    p = run([sys.executable, "-B", "-m", "tools.plots.plot", out,
+             str(tmp_path / "none-drawn")], env={
+                 **os.environ, "PYTHONPATH": f"{fake.parent}:{REPO}"})
+    assert p.returncode == 1 and "python3-matplotlib" in p.stderr
+    assert not (tmp_path / "none-drawn").exists()

@@ -16,7 +16,7 @@ if [ -n "${DAY74_NO_SETUP:-}" ]; then
     echo "setup.sh: DAY74_NO_SETUP is set; not checking packages" >&2
     exit 0
 fi
-APT="noweb pandoc gnuplot-nox chromium chromium-driver python3-selenium
+APT="noweb pandoc python3-matplotlib chromium chromium-driver python3-selenium
      python3-pygments python3-pytest python3-venv tidy libcmocka-dev
      pkg-config make gcc clang-format-14"
 PIP="nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm"

@@ -1,154 +1,283 @@
-"""plot: draw one of the page's plots from GPU evidence with gnuplot.
+"""plot: the page's plots, drawn with matplotlib from the gathered facts.
 
-Usage: python3 -m tools.plots.plot NAME EVIDENCE_PREFIX OUTDIR
+Usage: python3 -m tools.plots.plot FACTS.json OUTDIR
 
-NAME is gflops, residency or stages; EVIDENCE_PREFIX is the GPU's
-evidence prefix (evidence/gpu-h200). Writes, each through a temporary file,
-OUTDIR/NAME.values.tsv (the plotted numbers: a header line of labels, then
-a row per point; the page shows them as the plot's text alternative) and,
-drawn from it by gnuplot with tools/plots/NAME.gp and restyled for the page
-by svg_for_page, OUTDIR/NAME.svg (wide, laptops) and NAME-narrow.svg (phones).
-Without the evidence (no GPU run yet) both drawings are placeholders that
-say so, with a warning, so the page still builds. Values are as measured;
-nothing here rounds a number the page prints.
-Exit: 0 drawn; 1 gnuplot failed or the evidence is malformed; 2 usage.
+For NAME in gflops, residency and stages writes, each atomically,
+OUTDIR/NAME.svg (wide: 720 units, 13-unit text, for a column of 39rem or
+more), OUTDIR/NAME-narrow.svg (phones: 360 units) and OUTDIR/NAME.values.tsv
+(the plotted numbers: a header line, then a row per point, "?" where a
+kernel did not run). Every number is a fact of FACTS.json (tools/lit/
+gather.py) as the page prints it; nothing here computes one. Without GPU
+facts (gpu.name) each drawing is a placeholder, with a warning, so the page
+still builds. Colours follow the page's scheme: black is currentColor, any
+other #rrggbb var(--plot-rrggbb, #rrggbb) (site/style.css: dark twins).
+The output depends on no user setting: matplotlib's own defaults
+(rcdefaults), its SVG canvas without pyplot, a fresh MPLCONFIGDIR, ids from
+a fixed salt per file, no date. Exit: 0 drawn; 1 a fact missing or not a
+number, or no matplotlib; 2 usage.
 """
 
-import glob
+import io
+import json
+import math
 import os
-import statistics
-import subprocess
+import re
 import sys
+import tempfile
 
-from tools.gpu import gpu_facts
 from tools.lit import litlib
-from tools.plots import svg_for_page
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def rows(path, pair="basic"):
-    """{n: row} of pair's rows in the stamped CSV at path."""
-    return {r["n"]: r for r in litlib.read_stamped_csv(path)[1]
-            if r.get("pair", pair) == pair}
+BLUE, ORANGE, GREY = "#1b6ac9", "#d9541e", "#888888"
+STATIC_SMEM_KIB = 48   # CUDA's limit on static shared memory per block
 
 
-def gflops_table(pre):
-    """GFLOP/s against N: both pairs and cuBLAS (row-major A, from the
-    lesson's run; column-major A, from the blocked pair's run, where the
-    lesson's pair did not run)."""
-    basic = rows(f"{pre}-run-sm_80.csv")
-    blocked = rows(f"{pre}-blocked.csv", "blocked")
-    head = ["N", "matmulTileSync", "matmulTilePiped", "matmulBlockedSync",
-            "matmulBlockedPiped", "cuBLAS SGEMM (FP32)"]
-    out = []
-    for n in sorted(set(basic) | set(blocked)):
-        b, k = basic.get(n), blocked.get(n)
-        out.append([n] + [r[c] if r else "?" for r, c in (
-            (b, "sync_gflops"), (b, "piped_gflops"), (k, "sync_gflops"),
-            (k, "piped_gflops"))] + [(b or k)["cublas_gflops"]])
-    return head, out
+class Facts(dict):
+    """{name: text} of FACTS.json; fact(name) is its number (float)."""
+
+    def fact(self, name):
+        if name not in self:
+            raise KeyError(f"no fact {name}")
+        text = self[name]
+        try:
+            return float(str(text).replace(",", ""))
+        except ValueError:
+            raise ValueError(f"fact {name} is not a number: {text!r}")
+
+    def keys_like(self, pattern):
+        """The first group of each fact name pattern matches, sorted."""
+        found = {m.group(1) for k in self for m in [re.fullmatch(pattern, k)]
+                 if m}
+        if not found:
+            raise KeyError(f"no fact like {pattern}")
+        return sorted(found, key=lambda k: (not k.isdigit(), k.zfill(9)))
 
 
-def over_processes(pattern, n):
-    """(median, min, max) of piped/sync at n over the CSVs matching pattern
-    (one per process, read by gpu_facts), and the first one's metadata."""
-    paths = sorted(glob.glob(pattern))
-    if not paths:   # no evidence yet: main draws a placeholder
-        raise FileNotFoundError(f"{pattern}: no CSV")
-    r = gpu_facts.repeated(paths, n, "piped_over_sync", pattern)
-    return (statistics.median(r), min(r), max(r)), \
-        litlib.read_stamped_csv(paths[0])[0]
+def gflops(f, ax, narrow):
+    """GFLOP/s against N: the lesson's pair (sm_80 build), the blocked pair
+    and cuBLAS (from the lesson's run, else the blocked pair's)."""
+    sizes = f.keys_like(r"(?:run\.sm_80|blocked)\.(\d+)\.piped_gflops")
+    x = [int(n) for n in sizes]
+    series = [("cuBLAS SGEMM (FP32)", "#555555", "^", ("run.sm_80",
+                                                       "blocked"), "cublas"),
+              ("matmulBlockedPiped", BLUE, "o", ("blocked",), "piped"),
+              ("matmulBlockedSync", "#7a4fb0", "s", ("blocked",), "sync"),
+              ("matmulTilePiped", "#1d8a5a", "D", ("run.sm_80",), "piped"),
+              ("matmulTileSync", ORANGE, "v", ("run.sm_80",), "sync")]
+    cols = []
+    for label, colour, marker, sources, kind in series:
+        ys = [next((f.fact(f"{s}.{n}.{kind}_gflops") for s in sources
+                    if f"{s}.{n}.{kind}_gflops" in f), None) for n in sizes]
+        ax.plot(x, [math.nan if y is None else y / 1e3 for y in ys],
+                color=colour, marker=marker, markersize=8, linewidth=2,
+                label=label.replace(")", ", pedantic)"))
+        cols.append(ys)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(x, sizes)
+    ax.minorticks_off()
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("matrix size N" if narrow else
+                  "matrix size N (N × N × N product)")
+    ax.set_ylabel("TFLOP/s (median)" if narrow else
+                  "TFLOP/s (median of the timed launches)")
+    title = ("FP32 GEMM, {}" if narrow else
+             "FP32 GEMM on {}, -arch=sm_80 build")
+    head = ["N"] + [s[0] for s in reversed(series)]
+    return title, head, [[n, *row[::-1]] for n, row in zip(sizes,
+                                                            zip(*cols))]
 
 
-def residency_table(pre):
-    """piped/sync against resident blocks per SM (1, 2, natural) at
-    N = 2048 and 4096, for cuda::pipeline (residency-*) and the
-    thread-scope loop (mechanism-*): median over processes, min, max."""
-    series = [(m, n) for n in (2048, 4096) for m in ("residency",
-                                                      "mechanism")]
-    head = ["blocks per SM"] + [
-        f"{w} {'cuda::pipeline' if m == 'residency' else 'thread-scope'} "
-        f"N={n}" for m, n in series for w in ("piped/sync", "min", "max")]
-    out = []
-    for setting in ("1", "2", "natural"):
-        line = []
-        for m, n in series:
-            stats, meta = over_processes(f"{pre}-{m}-{setting}-*.csv", n)
-            line += stats
-        out.append([int(meta["basic_piped_blocks_per_sm"])] + line)
-    return head, out
+def ratio(f, ax, x, base, **style):
+    """piped/sync facts base.{ratio,ratio_min,ratio_max} at each x with the
+    range as error bars; the row of values."""
+    got = [[f.fact(f"{b}.{k}") for k in ("ratio", "ratio_min", "ratio_max")]
+           for b in base]
+    mid, lo, hi = zip(*got)
+    ax.errorbar(x, mid, yerr=[[m - l for m, l in zip(mid, lo)],
+                              [h - m for m, h in zip(mid, hi)]],
+                linewidth=2, markersize=8, capsize=4, **style)
+    return got
 
 
-def stages_table(pre):
-    """piped/sync at N = 2048 (median over processes, min, max) and the
-    shared memory per block against the depth."""
-    smem = {r["stages"]: r["piped_smem_bytes"] for r in
-            litlib.read_stamped_csv(f"{pre}-exercise.csv")[1]}
+def residency(f, ax, narrow):
+    """piped/sync against resident blocks per SM for cuda::pipeline
+    (residency.*) and the thread-scope loop (mechanism.*) at N = 2048 and
+    4096: the median over the processes, with their range."""
+    settings = sorted(f.keys_like(r"mechanism\.(\w+)\.2048\.ratio"),
+                      key=lambda s: f.fact(f"residency.{s}.blocks_per_sm"))
+    x = [f.fact(f"residency.{s}.blocks_per_sm") for s in settings]
+    head, rows = ["blocks per SM"], [[int(v)] for v in x]
+    for n, colour, marker in ((2048, BLUE, "o"), (4096, ORANGE, "s")):
+        for stem, name, dash, face in (("residency", "cuda::pipeline", "-",
+                                        colour), ("mechanism", "thread-scope",
+                                                  "--", "none")):
+            got = ratio(f, ax, x, [f"{stem}.{s}.{n}" for s in settings],
+                        color=colour, linestyle=dash, marker=marker,
+                        markerfacecolor=face, label=f"{name}, N = {n}")
+            head += [f"{w} {name} N={n}" for w in ("piped/sync", "min",
+                                                   "max")]
+            rows = [r + g for r, g in zip(rows, got)]
+    ax.axhline(1, color=GREY, linestyle=":", linewidth=1)
+    ax.set_xticks(x, [f"{v:g}" + (" (natural)" if s == "natural" else "")
+                      for v, s in zip(x, settings)])
+    ax.set_xlim(0.5, max(x) + 0.5)
+    ax.set_ylim(0.5, 1.05)
+    ax.yaxis.set_major_formatter("{x:.2f}")
+    ax.set_xlabel("resident blocks per SM" if narrow else
+                  "resident blocks per SM (--blocks-per-sm; the last is "
+                  "natural)")
+    ax.set_ylabel("piped / sync" if narrow else
+                  "piped / sync (median; below 1: pipeline faster)")
+    title = ("Residency, {}" if narrow else
+             "The pipeline's gain against residency, {}")
+    return title, head, rows
+
+
+def stages(f, ax, narrow):
+    """piped/sync at N = 2048 (median over the processes, with their range)
+    and the shared memory per block against the pipeline depth."""
+    depths = f.keys_like(r"stages\.(\d+)\.2048\.ratio")
+    x = [int(d) for d in depths]
+    got = ratio(f, ax, x, [f"stages.{d}.2048" for d in depths], color=BLUE,
+                marker="o", label="piped/sync")
+    smem = [f.fact(f"exercise.stages{d}.smem") for d in depths]
+    ax.axhline(1, color=GREY, linestyle=":", linewidth=1)
+    ax.set_xticks(x)
+    ax.set_xlim(x[0] - 0.5, x[-1] + 0.5)
+    ax.set_ylim(0.85, 1.05)
+    ax.set_yticks([0.85, 0.9, 0.95, 1, 1.05])
+    ax.yaxis.set_major_formatter("{x:.2f}")
+    ax2 = ax.twinx()
+    ax2.plot(x, [b / 1024 for b in smem], color=ORANGE, marker="s",
+             markersize=8, linewidth=2, label="shared memory per block")
+    ax2.axhline(STATIC_SMEM_KIB, color="#aa0000", linestyle=":")
+    ax2.text(x[0] - 0.4, STATIC_SMEM_KIB + 1, f"{STATIC_SMEM_KIB} KiB static "
+             "limit", color="#aa0000")
+    ax2.set_ylim(0, 60)
+    ax2.set_ylabel("shared memory per block (KiB)" if narrow else
+                   "static shared memory per block (KiB)")
+    ax.set_xlabel("pipeline stages, N = 2048" if narrow else
+                  "pipeline stages (STAGES), N = 2048")
+    ax.set_ylabel("piped / sync" if narrow else
+                  "piped / sync (median times; below 1: pipeline faster)")
     head = ["stages", "piped/sync at N=2048", "min", "max",
             "shared memory per block (B)"]
-    return head, [[d, *over_processes(f"{pre}-stages-{d}-*.csv", 2048)[0],
-                   smem[d]] for d in sorted(smem)]
+    return ("Pipeline depth, {}" if narrow else "Pipeline depth on {}",
+            head, [[d] + g + [s] for d, g, s in zip(x, got, smem)])
 
 
-TABLES = {"gflops": gflops_table, "residency": residency_table,
-          "stages": stages_table}
-
-PLACEHOLDER = (
-    '<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="120" '
-    'viewBox="0 0 {w} 120"><rect width="{w}" height="120" fill="#f6f6f6" '
-    'stroke="#bbbbbb"/><text x="{x}" y="55" font-family="sans-serif" '
-    'font-size="14" text-anchor="middle" fill="#555555">Not yet measured: '
-    'no GPU evidence</text><text x="{x}" y="80" font-family="sans-serif" '
-    'font-size="14" text-anchor="middle" fill="#555555">(make '
-    'evidence-gpu)</text></svg>\n')
+PLOTS = {"gflops": (gflops, 440, 500), "residency": (residency, 420, 440),
+         "stages": (stages, 420, 440)}
 
 
-def draw(name, values, gpu, out, narrow):
-    """Run gnuplot for one drawing, then restyle it; raises on failure."""
-    raw = out + ".raw"
-    cmd = [os.environ.get("GNUPLOT", "gnuplot"), "-e",
-           f"in='{values}'; out='{raw}'; gpu='{gpu}'; narrow={narrow}",
-           os.path.join(HERE, name + ".gp")]
-    try:
-        subprocess.run(cmd, check=True)
-        if svg_for_page.main(["svg_for_page", os.path.basename(
-                out)[:-4], raw, out]) != 0:
-            raise RuntimeError(f"svg_for_page failed on {raw}")
-    finally:
-        if os.path.exists(raw):
-            os.remove(raw)
+def svg(fig, salt):
+    """fig as SVG text in the page's colours, its ids unique to salt."""
+    import matplotlib
+    for i, artist in enumerate(fig.findobj()):
+        artist.set_gid(f"{salt}-{i}")
+    out = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": salt}):
+        fig.savefig(out, format="svg", metadata={
+            k: None for k in ("Date", "Creator", "Format", "Type")})
+    text = re.sub(r"(?<=: )#([0-9a-f]{6})\b", lambda m: "currentColor" if
+                  m.group(1) == "000000" else f"var(--plot-{m.group(1)}, "
+                  f"#{m.group(1)})", out.getvalue())
+    # HTML takes no <style> in an inline SVG (the page's CSS sets round
+    # joins) nor a size in pt (the page's CSS sizes it by its viewBox).
+    return re.sub(r' width="[\d.]+pt" height="[\d.]+pt"|\s*<defs>\s*'
+                  r'<style .*?</style>\s*</defs>', "", text, count=2,
+                  flags=re.S)
+
+
+def figure(width, height):
+    """An empty figure of width x height units (points) on the SVG canvas."""
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(width / 72, height / 72), dpi=72,
+                 layout="constrained")
+    FigureCanvasSVG(fig)
+    return fig
+
+
+def draw(name, facts):
+    """{file name: text} of NAME's wide and narrow drawings and values."""
+    make, wide_h, narrow_h = PLOTS[name]
+    files = {}
+    for narrow, width, height in ((False, 720, wide_h), (True, 360,
+                                                         narrow_h)):
+        fig = figure(width, height)
+        ax = fig.add_subplot()
+        ax.grid(axis="y", color="#dddddd")
+        title, head, rows = make(facts, ax, narrow)
+        ax.set_title(title.format(facts["gpu.name"]))
+        handles, labels = (sum(x, []) for x in zip(*(
+            a.get_legend_handles_labels() for a in fig.axes)))
+        fig.axes[-1].legend(handles, labels, **(
+            dict(loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                 frameon=False) if narrow else dict(loc="lower right")))
+        end = "-narrow.svg" if narrow else ".svg"
+        files[name + end] = svg(fig, name + end[:-4])
+    files[name + ".values.tsv"] = "".join(
+        "\t".join("?" if c is None else f"{c:.12g}" if isinstance(c, float)
+                  else str(c) for c in line) + "\n" for line in [head] + rows)
+    return files
+
+
+def placeholder(name, facts):
+    """As draw, saying that nothing was measured; the values are empty."""
+    files = {name + ".values.tsv": ""}
+    for end, width in ((".svg", 720), ("-narrow.svg", 360)):
+        fig = figure(width, 120)
+        fig.set_facecolor("#f6f6f6")
+        fig.set_edgecolor("#bbbbbb")
+        fig.set_linewidth(2)
+        fig.text(0.5, 0.5, "Not yet measured: no GPU evidence\n"
+                 "(make evidence-gpu)", ha="center", va="center",
+                 color="#555555", linespacing=1.8)
+        files[name + end] = svg(fig, name + end[:-4])
+    return files
 
 
 def main(argv):
-    """Write NAME's numbers and drawings; returns the exit status."""
-    if len(argv) != 3 or argv[0] not in TABLES:
+    """Write every plot's drawings and values; returns the exit status."""
+    if len(argv) != 2:
         print(__doc__.splitlines()[2], file=sys.stderr)
         return 2
-    name, pre, outdir = argv
-    wide, narrow, values = (os.path.join(outdir, name + end) for end in (
-        ".svg", "-narrow.svg", ".values.tsv"))
-    try:
-        head, table = TABLES[name](pre)
-        meta = litlib.read_stamp(litlib.read_text(f"{pre}-run-sm_80.csv"))
-    except OSError as e:
-        print(f"plot: warning: {e} (no GPU evidence yet); {wide} is a "
-              "placeholder", file=sys.stderr)
-        for path, w in ((wide, 720), (narrow, 360)):
-            litlib.write_atomic(path, PLACEHOLDER.format(w=w, x=w // 2))
-        litlib.write_atomic(values, "")
-        return 0
-    except (KeyError, ValueError, gpu_facts.EvidenceError) as e:
-        print(f"plot: {pre}: {e}", file=sys.stderr)
-        return 1
-    litlib.write_atomic(values, "".join(
-        "\t".join(str(c) for c in line) + "\n" for line in [head] + table))
-    try:
-        for path, is_narrow in ((wide, 0), (narrow, 1)):
-            draw(name, values, meta.get("gpu", "?"), path, is_narrow)
-    except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
-        print(f"plot: {name}: {e}", file=sys.stderr)
-        return 1
+    path, outdir = argv
+    with tempfile.TemporaryDirectory() as config:
+        os.environ["MPLCONFIGDIR"] = config   # no user matplotlibrc or cache
+        try:
+            import matplotlib
+        except ImportError as e:
+            print(f"plot: {e}: apt-get install --no-install-recommends "
+                  "python3-matplotlib", file=sys.stderr)
+            return 1
+        matplotlib.rcdefaults()
+        matplotlib.rcParams.update({
+            "font.family": "DejaVu Sans", "font.size": 13,
+            "axes.titlesize": 13,
+            "svg.fonttype": "none", "figure.facecolor": "none",
+            "axes.facecolor": "none", "legend.facecolor": "white",
+            "legend.framealpha": 1})
+        try:
+            facts = Facts((k, v["text"]) for k, v in json.loads(
+                litlib.read_text(path))["facts"].items())
+            files = {}
+            for name in PLOTS:
+                files.update((draw if "gpu.name" in facts else placeholder)(
+                    name, facts))
+            for name, text in files.items():   # all drawn: none half-done
+                litlib.write_atomic(os.path.join(outdir, name), text)
+        except OSError as e:   # names the file
+            print(f"plot: {e}", file=sys.stderr)
+            return 1
+        except (KeyError, ValueError, TypeError) as e:
+            print(f"plot: {path}: {e.args[0] if e.args else e}",
+                  file=sys.stderr)
+            return 1
+    if "gpu.name" not in facts:
+        print(f"plot: warning: no GPU facts in {path}; the plots in "
+              f"{outdir} are placeholders (make evidence-gpu)",
+              file=sys.stderr)
     return 0
 
 
