@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 
+from tools import manifest
 from tools.gpu import gpu_facts
 from tools.lit import litlib
 from tools.plots import svg_for_page
@@ -64,9 +65,11 @@ def over_processes(pattern, n):
 def residency_table(pre):
     """piped/sync against resident blocks per SM (1, 2, natural) at
     N = 2048 and 4096, for cuda::pipeline (residency-*) and the
-    thread-scope loop (mechanism-*): median over processes, min, max."""
-    series = [(m, n) for n in (2048, 4096) for m in ("residency",
-                                                      "mechanism")]
+    thread-scope loop (the manifest's group of the exercise's solution):
+    median over processes, min, max."""
+    loop = next(g.name for g in manifest.load().groups
+                if g.kernel == "exercises/solution")
+    series = [(m, n) for n in (2048, 4096) for m in ("residency", loop)]
     head = ["blocks per SM"] + [
         f"{w} {'cuda::pipeline' if m == 'residency' else 'thread-scope'} "
         f"N={n}" for m, n in series for w in ("piped/sync", "min", "max")]
