@@ -341,6 +341,9 @@ build/facts.json: $(wildcard evidence/*.facts.json) evidence \
 # The schema with tools/manifest.toml's lists in its @{...} rows.
 build/schema.tsv: tools/facts/schema.tsv $(MANIFEST)
 	@$(PY) -m tools.manifest schema tools/facts/schema.tsv $@
+# The manifest's lists for make, again after make clean in the same run.
+build/manifest.mk: $(MANIFEST)
+	@$(PY) -m tools.manifest mk $@
 
 # Evidence measured from REV's sources stays current while the sources
 # differ from them in layout only (tools/lit/tokens.py says what counts).

@@ -24,7 +24,7 @@ failed=()
 
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null |
            head -n 1)
-[ -n "$dry" ] && gpu_name=${gpu_name:-dry run}
+[ -z "$dry" ] || gpu_name="dry run"
 if [ -z "$gpu_name" ]; then
     echo "evidence-gpu: no GPU found (nvidia-smi lists none)" >&2
     exit 3
