@@ -156,14 +156,6 @@ def load(path=PATH):
             dial=_settings(r, "dial"), groups=_settings(r, "groups")))
 
 
-def sizes(name, m=None):
-    """The sizes N named name, a list of ints; ManifestError if none."""
-    m = m or load()
-    if name not in m.sizes:
-        raise ManifestError(f"no sizes.{name} in the manifest")
-    return m.sizes[name]
-
-
 def synccheck(m=None):
     """[(root, fact name, arrives)] of the synccheck experiment, in order."""
     return [(k.root, k.name, k.synccheck == "arrives")

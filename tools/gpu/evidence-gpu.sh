@@ -245,8 +245,8 @@ sanitize() {
     local rc=0 tool r
     for tool in memcheck racecheck synccheck initcheck; do
         echo "---- compute-sanitizer --tool $tool"
-        compute-sanitizer --tool "$tool" --error-exitcode 99 \
-            "$BIN" --kernels all --sizes 256 --check-only 2>&1 |
+        compute-sanitizer --tool "$tool" --error-exitcode 99 "$BIN" \
+            --kernels all --sizes "$M_SIZES_SANITIZER" --check-only 2>&1 |
             grep -v '^$'
         r=${PIPESTATUS[0]}
         echo "tool $tool exit $r"
@@ -260,17 +260,18 @@ want sanitizer && step "sanitizer" "$pre-sanitizer.txt" sanitize
 synccheck_experiment() {
     local rc=0 k log
     echo "sanitizer: $(compute-sanitizer --version | tail -n 1)"
-    echo "N = 256: 16 blocks of 256 threads, 4096 threads"
+    local n=$M_SIZES_SANITIZER blocks=$(( (M_SIZES_SANITIZER / 64) ** 2 ))
+    echo "N = $n: $blocks blocks of 256 threads, $((blocks * 256)) threads"
     for k in $M_SYNCCHECK; do
         log=build/synccheck-$(basename "$k").log
         echo "---- $k"
         # Correct at three sizes, run normally: synccheck stops a launch
         # it reports, so identity is checked outside it.
-        "$VAR/$k" --sizes 256,1024,2048 --check-only 2>&1 |
+        "$VAR/$k" --sizes "$M_SIZES_IDENTITY" --check-only 2>&1 |
             grep -E 'matches the reference|differs from|error'
         echo "plain run exit: ${PIPESTATUS[0]}"
         compute-sanitizer --tool synccheck --print-limit 100000 \
-            "$VAR/$k" --sizes 256 --check-only >"$log" 2>&1
+            "$VAR/$k" --sizes "$n" --check-only >"$log" 2>&1
         echo "reports: $(grep -c 'Barrier error detected' "$log")"
         grep -E 'ERROR SUMMARY' "$log" || rc=1
         grep -E 'Target application returned an error|launch failure' \
@@ -311,12 +312,13 @@ ncu_raw() { # ncu_raw KERNELS ARGS...: both kernels of the pair, raw CSV
         --metrics "$NCU_METRICS" --csv --page raw "$BIN" "${@:2}"
 }
 profile() { # both pairs, the metrics above, one CSV of raw values
-    ncu_raw matmulTile --sizes 2048 --check-only >"$pre-ncu.basic" ||
+    ncu_raw matmulTile --sizes "$M_SIZES_NCU" --check-only >"$pre-ncu.basic" ||
         return 1
-    ncu_raw matmulBlocked --kernels blocked --sizes 4096 --check-only \
-        >"$pre-ncu.blocked" || return 1
-    { stamp ncu --metrics ... --csv --page raw "$BIN" --sizes 2048 \
-          --check-only, and --kernels blocked --sizes 4096 | grep -v '^$'
+    ncu_raw matmulBlocked --kernels blocked --sizes "$M_SIZES_NCU_BLOCKED" \
+        --check-only >"$pre-ncu.blocked" || return 1
+    { stamp ncu --metrics ... --csv --page raw "$BIN" --sizes "$M_SIZES_NCU" \
+          --check-only, and --kernels blocked --sizes "$M_SIZES_NCU_BLOCKED" |
+          grep -v '^$'
       grep '^"' "$pre-ncu.basic"
       grep '^"' "$pre-ncu.blocked" | tail -n +3; } >"$pre-ncu.csv.tmp"
     rm -f "$pre-ncu.basic" "$pre-ncu.blocked"
@@ -328,7 +330,7 @@ opcodes() { # executed warp instructions per SASS opcode, the lesson's pair
     ncu --clock-control none --kernel-name regex:matmulTile -c 2 \
         --metrics sass__inst_executed_per_opcode \
         --print-metric-instances details --csv --page raw "$BIN" \
-        --sizes 2048 --check-only
+        --sizes "$M_SIZES_NCU" --check-only
 }
 want opcodes && step "ncu opcodes" "$pre-ncu-opcodes.txt" opcodes
 

@@ -64,9 +64,6 @@ STALL = re.compile(
 KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
            "matmulBlockedSync": "blocked.sync",
            "matmulBlockedPiped": "blocked.piped"}
-# warp-slices of one launch at N = 2048: (N/64)^2 blocks of 8 warps, each
-# over N/16 K-slices (the lesson's tile)
-WARP_SLICES_2048 = (2048 // 64) ** 2 * 8 * (2048 // 16)
 OPCODES = ("FFMA", "LDS", "SYNCS", "ARRIVES", "LDGSTS", "LDG", "STS", "BAR")
 
 
@@ -284,7 +281,10 @@ def sanitizer_facts(pre, facts, m):
 def ncu_facts(pre, facts, m):
     """Nsight Compute's raw metrics per kernel and what follows from them,
     and the lesson's pair's executed warp instructions per SASS opcode at
-    N = 2048, with the difference between the kernels per warp-slice."""
+    its N, with the difference between the kernels per warp-slice: (N/64)^2
+    blocks of 8 warps, each over N/16 K-slices (the lesson's tile)."""
+    n, = m.sizes["ncu"]
+    warp_slices = (n // 64) ** 2 * 8 * (n // 16)
     path = f"{pre}-ncu.csv"
     header, rows = ncu_table(path)
     schedulers = facts["gpu.sm_count"] * 4
@@ -331,14 +331,14 @@ def ncu_facts(pre, facts, m):
             facts[b + op.lower()] = ops.get(op, 0)
         facts[b + "total"] = sum(ops.values())
     sync, piped = counts["matmulTileSync"], counts["matmulTilePiped"]
-    facts["ncu.basic.warp_slices"] = WARP_SLICES_2048
+    facts["ncu.basic.warp_slices"] = warp_slices
     facts["ncu.basic.extra_per_warp_slice"] = (
-        sum(piped.values()) - sum(sync.values())) / WARP_SLICES_2048
+        sum(piped.values()) - sum(sync.values())) / warp_slices
     facts["ncu.basic.piped.syncs_per_warp_slice"] = (
-        piped.get("SYNCS", 0) / WARP_SLICES_2048)
+        piped.get("SYNCS", 0) / warp_slices)
     facts["ncu.basic.extra_other_per_warp_slice"] = (
         sum(v for k, v in piped.items() if k not in OPCODES) -
-        sum(v for k, v in sync.items() if k not in OPCODES)) / WARP_SLICES_2048
+        sum(v for k, v in sync.items() if k not in OPCODES)) / warp_slices
 
 
 def pitfall_facts(pre, facts, m):
