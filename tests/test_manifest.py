@@ -173,3 +173,23 @@ def test_evidence_dry_run_follows_the_manifest(tmp_path):
     assert p.returncode == 0 and {os.path.basename(f).split(".")[0] for f in (
         line.rsplit(" > ", 1)[1] for line in p.stdout.splitlines()
         if " > " in line)} == {f"gpu-dry-run-{g.name}" for g in m.groups}
+
+
+def test_a_group_needs_no_verdict(tmp_path):
+    """A group without verdict and claim is run and described but judged
+    by no verdict row; half of the pair is refused."""
+    text, m = litlib.read_text(manifest.PATH), manifest.load()
+    extra = (f'\n[group.extra]\nkernel = "{m.kernels[-1].root}"\n'
+             'what = "w"\nhow = "h"\nruns = "r"\n')
+    (tmp_path / "m.toml").write_text(text + extra)
+    m2 = manifest.load(str(tmp_path / "m.toml"))
+    out = manifest.schema_text("@{group.name}.runs\n"
+                               "verdict.@{group.verdict}\t@{group.claim}\n",
+                               m2).splitlines()
+    assert out[:len(m2.groups)] == [f"{g.name}.runs" for g in m2.groups]
+    assert out[len(m2.groups):] == [f"verdict.{g.verdict_name}\t{g.claim}"
+                                    for g in m.groups if g.verdict]
+    assert "extra.runs" in out
+    (tmp_path / "h.toml").write_text(text + extra + 'claim = "c"\n')
+    with pytest.raises(manifest.ManifestError, match="group.extra"):
+        manifest.load(str(tmp_path / "h.toml"))

@@ -81,26 +81,29 @@ def _kernel(root, k):
 
 
 def _group(name, g, roots):
-    """One [group.NAME] as a namespace; ManifestError when malformed."""
-    fields = ("kernel", "what", "how", "runs", "verdict", "claim")
-    if not NAME.fullmatch(name) or not isinstance(g, dict) or \
-            set(g) != set(fields) or not all(
-                isinstance(g[f], str) and g[f]
-                for f in fields[:4] + ("claim",)):
-        raise ManifestError(f"group.{name}: want exactly the strings "
-                            f"{', '.join(fields)} (verdict a table)")
+    """One [group.NAME] as a namespace (verdict None when it has none);
+    ManifestError when malformed."""
+    judged = isinstance(g, dict) and ("verdict" in g or "claim" in g)
+    fields = ("kernel", "what", "how", "runs") + (("claim",) if judged else ())
+    if not (NAME.fullmatch(name) and isinstance(g, dict)) or set(g) != set(
+            fields) | ({"verdict"} if judged else set()) or not all(
+                isinstance(g[f], str) and g[f] for f in fields):
+        raise ManifestError(f"group.{name}: want the strings kernel, what, "
+                            "how, runs, and maybe a verdict table with its "
+                            "claim")
     if g["kernel"] not in roots:
         raise ManifestError(f"group.{name}: kernel {g['kernel']!r} is not "
                             "under [kernels]")
-    v = g["verdict"]
+    v = g.get("verdict")
     kinds = [{"name", "beats"}, {"name", "loses_to"},
              {"name", "nearer", "than"}]
-    if not (isinstance(v, dict) and set(v) in kinds and all(
+    if judged and not (isinstance(v, dict) and set(v) in kinds and all(
             isinstance(x, str) and NAME.fullmatch(x) for x in v.values())):
         raise ManifestError(f"group.{name}.verdict: want {{name, beats}}, "
                             "{name, loses_to} or {name, nearer, than}")
-    return SimpleNamespace(name=name, verdict_name=v["name"], verdict=v,
-                           **{f: g[f] for f in fields if f != "verdict"})
+    return SimpleNamespace(name=name, verdict=v, claim=g.get("claim"),
+                           verdict_name=v and v["name"],
+                           **{f: g[f] for f in fields[:4]})
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,7 +144,7 @@ def load(path=PATH):
     processes = s.get("processes")
     known = {g.name for g in groups} | {RESIDENCY}
     for g in groups:
-        others = [v for k, v in g.verdict.items() if k != "name"]
+        others = [v for k, v in (g.verdict or {}).items() if k != "name"]
         if not set(others) <= known - {g.name}:
             raise ManifestError(f"group.{g.name}.verdict: {others} are not "
                                 "other groups or residency")
@@ -217,6 +220,8 @@ def schema_text(template, m, where="template"):
             out.append(line)
             continue
         each = m.groups if "@{group." in line else [None]
+        if "@{group.verdict}" in line or "@{group.claim}" in line:
+            each = [g for g in m.groups if g.verdict]
         for g in each:
             def sub(match):
                 key = match.group(1)

@@ -181,7 +181,7 @@ def derive(facts, evidence):
         [f"residency.{b}.{n}.ratio_{e}" for n in sizes
          for b, e in (("1", "max"), ("natural", "min"))] + SPREAD,
         residency_verdict)
-    for g in m.groups:   # tools/manifest.toml: [group.NAME] verdict
+    for g in (g for g in m.groups if g.verdict):   # [group.NAME] verdict
         v, large = g.verdict, m.sizes["large"]
         if "nearer" in v:   # g's median nearer v["nearer"]'s than v["than"]'s
             near = [f"{x}.{b}.{n}.ratio" for b in settings for n in large
