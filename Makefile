@@ -85,14 +85,15 @@ PROGRAM := pipelined_gemm.cu blocked_gemm.cu kernels.h harness.h harness.c \
            main.c
 # Kernel files, each a root NAME.cu giving build/<ARCH>-<STAGES>stages/NAME:
 # KERNELS replace pipelined_gemm.cu (and link blocked_gemm.o), BLOCKED_KERNELS
-# blocked_gemm.cu (and link pipelined_gemm.o).
-KERNELS := pipelined_gemm pitfalls/wrong-stage pitfalls/barrier-for-wait \
-           pitfalls/unmatched-commit exercises/solution \
-           experiments/barrier-async-arrive \
-           experiments/barrier-wait-then-arrive experiments/pipeline-wait-all \
-           experiments/one-barrier-sync experiments/pipeline-fetch-after-wait \
-           experiments/register-prefetch
-BLOCKED_KERNELS := experiments/blocked-cuda-pipeline
+# blocked_gemm.cu (and link pipelined_gemm.o). They and the depths are
+# tools/manifest.toml's, as build/manifest.mk (rewritten here when stale).
+MANIFEST := tools/manifest.toml tools/manifest.py
+ifneq ($(BUILDING),)
+$(if $(shell for f in $(MANIFEST); do [ build/manifest.mk -nt $$f ] || { \
+  $(PY) -m tools.manifest mk build/manifest.mk >&2 || echo x; break; }; \
+  done),$(error $(firstword $(MANIFEST)): cannot write build/manifest.mk))
+include build/manifest.mk
+endif
 # The exercise's file, built only by make exercise-check (unwritten, it fails).
 STUDENT := exercises/student
 # Roots that must not compile (the pitfalls say why).
@@ -221,7 +222,7 @@ build-all: $(BINS)
 run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
 	$(BIN) $(RUN_ARGS)
 
-exercise: deps tangle ## GPU: STAGES=2,3,4 at N=2048, the exercise's table
+exercise: deps tangle ## GPU: the exercise's depths at N=2048, its table
 	@$(PY) -m tools.gpu.exercise --arch $(ARCH)
 
 ## exercise-check: check the exercise's part 2: your chunk in day74.nw
@@ -253,17 +254,15 @@ CHECK_DIR  ?= build/checks/main
 CK := $(CHECK_DIR)
 PTX_ARCHES  := sm_75 sm_80 sm_90
 SASS_ARCHES := sm_80 sm_90
-DEPTHS      := 2 3 4 5
-BLOCKED_DEPTHS := 2 3 4
-TOO_DEEP    := 6
-# One stage of both tiles: (64*16 + 16*64) floats of 4 bytes.
-STAGE_BYTES := 8192
-# -arch and -DSTAGES of a stem; past the exercise's 4, -DALLOW_DEEP_PIPELINE.
-ck_flags = -arch=$(word 1,$(subst -s, ,$1)) -DSTAGES=$(word 2,$(subst -s, ,$1))\
-  $(if $(filter-out 2 3 4,$(word 2,$(subst -s, ,$1))),-DALLOW_DEEP_PIPELINE)
+# DEPTHS, BLOCKED_DEPTHS (ptxas -v of each pair), TOO_DEEP (refused): from
+# build/manifest.mk; one stage's bytes: from CHECK_CU's tile constants.
+# -arch and -DSTAGES of a stem; past the exercise's, -DALLOW_DEEP_PIPELINE.
+ck_depth = $(word 2,$(subst -s, ,$1))
+ck_flags = -arch=$(word 1,$(subst -s, ,$1)) -DSTAGES=$(call ck_depth,$1) $(if \
+  $(filter-out $(EXERCISE_DEPTHS),$(call ck_depth,$1)),-DALLOW_DEEP_PIPELINE)
 CK_NVCC  = tools/compile/run-nvcc.sh $1 -- $(call sq,$(NVCC)) $(NVCC_NEEDS) \
            $(NVCCFLAGS) $(WERROR) -Ibuild $(call ck_flags,$2)
-CK_TOOLS := tools/compile/checks.py tools/lit/litlib.py
+CK_TOOLS := tools/compile/checks.py tools/lit/litlib.py build/manifest.mk
 CK_SRC   := $(CHECK_DEPS) tools/compile/run-nvcc.sh | $(CHECK_CU) \
             build/kernels.h
 .PRECIOUS: $(CK)/%.sass
@@ -307,14 +306,14 @@ $(CK)/stage-limits.json: $(CK_TOOLS) $(CK)/sm_80-s$(TOO_DEEP).refused \
       $(BLOCKED_DEPTHS:%=$(CK)/blocked-$(a)-s%.cubin)) | $(CHECK_BLOCKED)
 	@$(PY) -m tools.compile.checks stages --dir $(CK) --arch $(SASS_ARCHES) \
 	  --refused $(CK)/sm_80-s$(TOO_DEEP).refused --stages $(DEPTHS) \
-	  --refused-stages $(TOO_DEEP) --tile-bytes $(STAGE_BYTES) \
+	  --refused-stages $(TOO_DEEP) --tile-source $(CHECK_CU) \
 	  --blocked-stages $(BLOCKED_DEPTHS) --blocked-source $(CHECK_BLOCKED) \
 	  --out $@ >/dev/null
 
 sm80-check: $(CK)/sm80-check-s$(STAGES).json ## no GPU: where the cp.async are
 	@cat $(CK)/sm80-check-s$(STAGES).txt
 
-stage-limits: $(CK)/stage-limits.json ## no GPU: smem, STAGES=2..5; 6 refused
+stage-limits: $(CK)/stage-limits.json ## no GPU: smem per depth; one refused
 	@cat $(CK)/stage-limits.txt
 
 ## evidence-compile: no GPU: write evidence/compile-nvcc-<version>.*
@@ -331,13 +330,20 @@ evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
 # ---- facts, plots and the page ----------------------------------------------
 # The evidence folder is a prerequisite: removing a facts file gathers again.
 build/facts.json: $(wildcard evidence/*.facts.json) evidence \
-    build/source.sha256 build/source.tokens tools/facts/schema.tsv \
+    build/source.sha256 build/source.tokens build/schema.tsv \
     tools/facts/derive.py tools/lit/gather.py tools/lit/litlib.py \
     $(wildcard evidence/sources.tsv)
-	@$(PY) -m tools.lit.gather --schema tools/facts/schema.tsv \
+	@$(PY) -m tools.lit.gather --schema build/schema.tsv \
 	  --evidence evidence --source-hash build/source.sha256 \
 	  --token-hash build/source.tokens --same-text evidence/sources.tsv \
 	  --derive tools.facts.derive --out $@
+
+# The schema with tools/manifest.toml's lists in its @{...} rows.
+build/schema.tsv: tools/facts/schema.tsv $(MANIFEST)
+	@$(PY) -m tools.manifest schema tools/facts/schema.tsv $@
+# The manifest's lists for make, again after make clean in the same run.
+build/manifest.mk: $(MANIFEST)
+	@$(PY) -m tools.manifest mk $@
 
 # Evidence measured from REV's sources stays current while the sources
 # differ from them in layout only (tools/lit/tokens.py says what counts).
@@ -428,7 +434,7 @@ compile-test: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json
 	@$(TEST) tests/test_compile.py
 
 facts-test: ## the facts pipeline, the verdicts, the GPU facts parser
-	@$(TEST) tests/test_facts.py
+	@$(TEST) tests/test_facts.py tests/test_manifest.py
 
 PAGE_TEST := tests/test_page.py tests/page_checks.js
 page-test: site $(PAGE_TEST) ## the page: round trip, Chromium, tidy, fuzz

@@ -11,12 +11,13 @@ from functools import reduce
 import pytest
 
 from conftest import FIXTURES, REPO, make, run
+from tools import manifest
 from tools.compile import checks
 from tools.lit import litlib
 
 CK = os.path.join(REPO, "build", "checks", "main")
 FIX = os.path.join(FIXTURES, "compile")
-TILE = 8192
+TILE = 8192   # one stage of the fixtures' tiles (tile-sizes.h)
 
 
 def read(name, folder=FIX):
@@ -130,10 +131,16 @@ def test_negative_control_fails_through_make(tmp_path, which, var, deps,
 
 
 def test_real_stage_limits():
-    """2..5 reported, one constant step of tiles plus a little state, all
-    within 48 KiB, the sync kernel constant, 6 refused by the ceiling; the
-    blocked pair's stage 16 x (128 + 128) floats, over 48 KiB from 4."""
-    r, depths = json.loads(read("stage-limits.json", CK)), ["2", "3", "4", "5"]
+    """The manifest's depths reported, one constant step of tiles (from the
+    source's constants) plus a little state, all within 48 KiB, the sync
+    kernel constant, the refused depth refused by the ceiling; the blocked
+    pair's stage 16 x (128 + 128) floats, over 48 KiB from 4."""
+    r, m = json.loads(read("stage-limits.json", CK)), manifest.load().depths
+    depths, blocked = ([str(n) for n in d] for d in (m.compile, m.blocked))
+    tile = checks.stage_bytes(read("pipelined_gemm.cu", os.path.join(
+        REPO, "build", "clean")), "kBlock")
+    assert r["tile_bytes"] == tile == TILE and r["refused_stages"] == \
+        m.refused
     bp = r["blocked"]
     assert bp["stage_bytes"] == 16384 and bp["over_limit_from"] == 4
     assert r["refused"]["exit"] != 0
@@ -151,7 +158,7 @@ def test_real_stage_limits():
                    for n, b in zip(depths, smem))
         assert all(b <= 49152 for b in smem)
         assert len({row["sync"]["smem_bytes"] for row in rows.values()}) == 1
-        assert sorted(bp["table"][arch]) == depths[:3]
+        assert sorted(bp["table"][arch]) == blocked
         for n, row in bp["table"][arch].items():
             assert row["blocked_sync"]["smem_bytes"] == bp["stage_bytes"]
             assert row["blocked_piped"]["dynamic_bytes"] == int(n) * 16384
@@ -169,7 +176,7 @@ def test_stage_limits_fixtures(tmp_path, smem, refused, rc, expect):
     files["refused"] = read(refused)
     p, _ = check(tmp_path, "stages", files, "--refused",
                  str(tmp_path / "refused"), "--arch", "sm_80", "--stages",
-                 *smem, "--tile-bytes", str(TILE))
+                 *smem, "--tile-source", os.path.join(FIX, "tile-sizes.h"))
     assert p.returncode == rc and expect in p.stderr, p.stderr
 
 
@@ -190,7 +197,8 @@ def test_blocked_stage_fixtures(depths, sync_smem, spill, cut, expect):
     assert r["table"]["sm_80"]["3"]["blocked_piped"]["dynamic_bytes"] == \
         49152
     with pytest.raises(ValueError):
-        checks.blocked_stage_bytes(BLOCKED_SRC.replace("kBlockedK", "kK"))
+        checks.stage_bytes(BLOCKED_SRC.replace("kBlockedK", "kK"), "kBlocked")
+    assert checks.stage_bytes(read("tile-sizes.h"), "kBlock") == TILE
 
 
 @pytest.mark.parametrize("ptx,sass,expect", cases("sm80-blocked"))

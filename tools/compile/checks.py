@@ -6,7 +6,8 @@ python3 -m tools.compile.checks CHECK --dir DIR ... (options: see main)
             (an mbarrier arrive is none) and LDGSTS; no LDGSTS in
             matmulBlockedSync. Records forms, FFMA, LDS.128, fusion.
   stages    DIR/[blocked-]ARCH-sN.ptxas.txt per depth, --refused ("exit=N",
-            then nvcc's output): the piped kernel grows by --tile-bytes plus
+            then nvcc's output): the piped kernel grows by one stage of
+            tiles (4 kBlockK (kBlockM + kBlockN) of --tile-source) plus
             at most MAX_STATE_STEP bytes a stage, within LIMIT; the sync
             kernel is constant; the refused depth hits the 48 KiB
             static_assert; the blocked pair spills nothing, its sync kernel
@@ -14,6 +15,7 @@ python3 -m tools.compile.checks CHECK --dir DIR ... (options: see main)
             (dynamic), past LIMIT at some depth, with OPT_IN.
   evidence  OUT-DIR/compile-nvcc-<release>.txt (transcript) and .facts.json
             from both reports, kept when only date and host would change.
+Depths by default: tools/manifest.toml's.
 sm80 and stages write JSON to --out and a summary to the .txt beside it
 and to stdout. Exit: 0 all hold; 1 an assertion failed (evidence: an
 input is missing or failed); 2 usage or unreadable input.
@@ -28,6 +30,7 @@ import sys
 import time
 from collections import Counter
 
+from tools import manifest
 from tools.lit import litlib
 
 KERNELS = {"piped": "matmulTilePiped", "sync": "matmulTileSync",
@@ -281,24 +284,25 @@ def sm80(a, fail):
     return res, lines
 
 
-def blocked_stage_bytes(source):
-    """Bytes of one stage of the blocked pair, 4 kBlockedK (kBlockedM +
-    kBlockedN), from the constexpr ints in source (text); ValueError when
-    one is missing."""
-    c = dict(re.findall(r"constexpr\s+int\s+(kBlocked[KMN])\s*=\s*(\d+)\s*;",
-                        source))
+def stage_bytes(source, prefix):
+    """Bytes of one stage of a pair's float tiles, 4 K (M + N), from the
+    constexpr ints prefixK, prefixM, prefixN in source (text): kBlock for
+    the lesson's pair, kBlocked for the blocked one; ValueError when one
+    is missing."""
+    c = dict(re.findall(rf"constexpr\s+int\s+({prefix}[KMN])\s*=\s*(\d+)"
+                        r"\s*;", source))
     if len(c) != 3:
-        raise ValueError("the blocked source lacks constexpr int kBlockedK, "
-                         "kBlockedM or kBlockedN")
-    k, m, n = (int(c["kBlocked" + x]) for x in "KMN")
+        raise ValueError(f"the source lacks constexpr int {prefix}K, "
+                         f"{prefix}M or {prefix}N")
+    k, m, n = (int(c[prefix + x]) for x in "KMN")
     return 4 * k * (m + n)
 
 
 def analyse_blocked(reports, source, fail):
     """Check the blocked pair's ptxas reports ({arch: {depth: report}})
     against source, its file's text; fail(message) per finding;
-    ValueError from blocked_stage_bytes. Returns the result dict."""
-    table, over, stage = {}, set(), blocked_stage_bytes(source)
+    ValueError from stage_bytes. Returns the result dict."""
+    table, over, stage = {}, set(), stage_bytes(source, "kBlocked")
     for arch, by_depth in reports.items():
         table[arch] = {}
         for n in sorted(by_depth):
@@ -339,7 +343,8 @@ def stages(a, fail):
     m = re.fullmatch(r"exit=(\d+)", first.strip())
     if not m:
         raise ValueError(f"{a.refused}: first line is not 'exit=N'")
-    status, tile = int(m.group(1)), a.tile_bytes
+    status = int(m.group(1))
+    tile = stage_bytes(litlib.read_text(a.tile_source), "kBlock")
     table, steps = {}, set()
     for arch, by_depth in reports("", a.stages).items():
         rows = {}
@@ -574,10 +579,14 @@ def main(argv=None):
     p.add_argument("--source", default="?")
     p.add_argument("--blocked", action="store_true")
     s.add_argument("--refused", required=True)
-    s.add_argument("--refused-stages", type=int, default=6)
+    try:
+        depths = manifest.load().depths
+    except manifest.ManifestError as e:
+        ap.error(str(e))
+    s.add_argument("--refused-stages", type=int, default=depths.refused)
     s.add_argument("--arch", nargs="*", default=["sm_80", "sm_90"])
-    s.add_argument("--stages", nargs="*", type=int, default=[2, 3, 4, 5])
-    s.add_argument("--tile-bytes", type=int, default=8192)
+    s.add_argument("--stages", nargs="*", type=int, default=depths.compile)
+    s.add_argument("--tile-source", required=True)
     s.add_argument("--blocked-stages", nargs="*", type=int, default=[])
     s.add_argument("--blocked-source")
     e.add_argument("--nvcc", default="nvcc")

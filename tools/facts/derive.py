@@ -7,7 +7,11 @@ Verdicts are tokens, their sentences are in day74.nw: held / failed; no
 measurable effect (the difference judged lies inside the run-to-run spread
 of piped/sync, spread.2048.ratio_max - ratio_min); inconclusive (separate
 processes on both sides); fused / not fused (prediction 4's question).
+Depths, sizes, residency settings and the experiments' groups and claims:
+tools/manifest.toml.
 """
+
+from tools import manifest
 
 PREDICTED_RATIO = (0.75, 0.95)        # prediction 1: piped/sync at N = 2048
 BLOCKED_TARGET = 92.0                 # % of cuBLAS the blocked pair aims at
@@ -71,7 +75,8 @@ def derive(facts, evidence):
     """{name: (value, inputs)} computed from facts ({name: Fact}) and the
     evidence list (objects with .meta and .stale); see tools/lit/gather.py.
     """
-    out = {}
+    out, m = {}, manifest.load()
+    settings = list(m.residency.groups)
 
     def put(name, inputs, fn):
         if inputs and all(i in facts or i in out for i in inputs):
@@ -86,7 +91,7 @@ def derive(facts, evidence):
         put(f"ptx.{a}.cp_async.total",
             [f"ptx.{a}.{k}.total" for k in ("piped", "sync", "outside")],
             lambda *c: sum(c))
-    for n in (2, 3, 4, 5):
+    for n in m.depths.compile:
         put(f"smem.stages{n}", [f"ptxas.sm80.s{n}.piped.smem"], lambda v: v)
     for kernel, build in (("piped", "s2.piped"), ("s4.piped", "s4.piped"),
                           ("sync", "sync")):
@@ -97,11 +102,11 @@ def derive(facts, evidence):
         lambda w: 100 * min(1, FMA_PER_WAVEFRONT / w))
     put("clock.range_mhz", ["clock.min_mhz", "clock.max_mhz"],
         lambda lo, hi: f"{lo:.0f}" if lo == hi else f"{lo:.0f}–{hi:.0f}")
-    for n in (1024, 2048, 4096):
+    for n in m.sizes["residency"]:
         put(f"residency.{n}.sync_slowdown", [f"residency.1.{n}.sync_ms",
                                              f"residency.natural.{n}.sync_ms"],
             lambda one, nat: one / nat)
-    for n in (2048, 4096):
+    for n in m.sizes["large"]:
         put(f"run.footprint.{n}.mib", ["gpu.l2_mib"],
             lambda l2, n=n: 3 * n * n * 4 / 2**20)
     changes = {"inst": "inst_issued", "duration": "duration_ns",
@@ -165,31 +170,34 @@ def derive(facts, evidence):
                                                "jit_equivalent")]
         + [f"sass.sm{a}.sync.ldgsts" for a in (80, 90)]),
         lambda *n: "fused" if max(n) > 0 else "not fused")
-    depths = [f"stages.{d}.2048.ratio{e}" for d in (2, 3, 4)
+    one, = m.sizes["one"]
+    depths = [f"stages.{d}.{one}.ratio{e}" for d in m.depths.exercise
               for e in ("", "_min", "_max")]
     put("verdict.stages", depths,
         lambda *v: stages_verdict(v[0], v[3], v[6], 0.0, max(
             v[i + 2] - v[i + 1] for i in (0, 3, 6))))
-    sizes = (1024, 2048, 4096)
+    sizes = m.sizes["residency"]
     put("verdict.residency",
         [f"residency.{b}.{n}.ratio_{e}" for n in sizes
          for b, e in (("1", "max"), ("natural", "min"))] + SPREAD,
         residency_verdict)
-    for name, other in (("mechanism", "residency"), ("barrier", "onebarrier"),
-                        ("prefetch", "prefetch")):
-        pairs = [f"{m}.{b}.{n}.ratio_{e}" for b in ("1", "2", "natural")
-                 for n in (2048, 4096)
-                 for m, e in (("mechanism", "max"), (other, "min"))]
-        put(f"verdict.{name}", pairs, lambda *v: band(
-            [v[i + 1] - v[i] for i in range(0, len(v), 2)], 1e-12, 1e9))
-    near = [f"{m}.{b}.{n}.ratio" for b in ("1", "2", "natural")
-            for n in (2048, 4096)
-            for m in ("position", "mechanism", "residency")]
-    put("verdict.position", near, lambda *v: band(
-        [abs(v[i] - v[i + 2]) - abs(v[i] - v[i + 1])
-         for i in range(0, len(v), 3)], 1e-12, 1e9))
-    arrives = ("pipeline", "pipeline_wait_all", "barrier_async_arrive")
-    plain = ("barrier_wait_then_arrive", "solution")
+    for g in (g for g in m.groups if g.verdict):   # [group.NAME] verdict
+        v, large = g.verdict, m.sizes["large"]
+        if "nearer" in v:   # g's median nearer v["nearer"]'s than v["than"]'s
+            near = [f"{x}.{b}.{n}.ratio" for b in settings for n in large
+                    for x in (g.name, v["nearer"], v["than"])]
+            put(f"verdict.{v['name']}", near, lambda *r: band(
+                [abs(r[i] - r[i + 2]) - abs(r[i] - r[i + 1])
+                 for i in range(0, len(r), 3)], 1e-12, 1e9))
+            continue
+        win, lose = ((g.name, v["beats"]) if "beats" in v
+                     else (v["loses_to"], g.name))
+        pairs = [f"{x}.{b}.{n}.ratio_{e}" for b in settings for n in large
+                 for x, e in ((win, "max"), (lose, "min"))]
+        put(f"verdict.{v['name']}", pairs, lambda *r: band(
+            [r[i + 1] - r[i] for i in range(0, len(r), 2)], 1e-12, 1e9))
+    arrives = [n for _, n, a in manifest.synccheck(m) if a]
+    plain = [n for _, n, a in manifest.synccheck(m) if not a]
     put("verdict.synccheck",
         [f"synccheck.{k}.reports" for k in arrives + plain],
         lambda *r: held(all(r[:len(arrives)]) and not any(r[len(arrives):])))

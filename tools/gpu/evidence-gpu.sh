@@ -7,10 +7,16 @@
 # sha256). Each step runs even if one before failed, under a temporary name
 # until it ends. Exit 1 if a step failed, 3 without a GPU. Never changes the
 # GPU's clocks or settings (ncu --clock-control none). `make evidence-gpu`
-# runs it, then gpu_facts.py.
+# runs it, then gpu_facts.py. The kernel files, depths, residency settings
+# and sizes are tools/manifest.toml's (the M_* variables). EVIDENCE_DRY_RUN=1
+# prints each step's command instead of running it (no GPU needed).
 set -u
 out=${1:-evidence}
-mkdir -p "$out"
+manifest=$("${PYTHON:-python3}" -B -m tools.manifest sh) ||
+    { echo "evidence-gpu: cannot read tools/manifest.toml" >&2; exit 1; }
+eval "$manifest"
+dry=${EVIDENCE_DRY_RUN:-}
+[ -n "$dry" ] || mkdir -p "$out"
 ARCH_DEFAULT=sm_80
 BIN=build/$ARCH_DEFAULT-2stages/pipelined_gemm
 MAKE=${MAKE:-make}
@@ -18,6 +24,7 @@ failed=()
 
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null |
            head -n 1)
+[ -z "$dry" ] || gpu_name="dry run"
 if [ -z "$gpu_name" ]; then
     echo "evidence-gpu: no GPU found (nvidia-smi lists none)" >&2
     exit 3
@@ -26,9 +33,11 @@ slug=$(printf '%s' "$gpu_name" | tr 'A-Z' 'a-z' |
        sed -E 's/^nvidia //; s/[^a-z0-9]+/-/g; s/-+$//')
 pre="$out/gpu-$slug"
 
+if [ -n "$dry" ]; then src_hash=dry-run; else
 "$MAKE" --no-print-directory tangle >/dev/null ||
     { echo "evidence-gpu: make tangle failed" >&2; exit 1; }
 src_hash=$(cat build/source.sha256)
+fi
 
 stamp() { # stamp COMMAND... : the provenance block of every transcript
     echo "# Day 74 GPU evidence: this ran on a GPU."
@@ -46,13 +55,14 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
 }
 
 # EVIDENCE_STEPS="sass pitfalls" runs only the steps whose group is named
-# (groups: run spread residency cold blocked exercise mechanism stages
+# (groups: run spread residency cold blocked exercise $M_GROUPS_STEP stages
 # sass sanitizer synccheck ncu opcodes pitfalls); unset, all of them.
 want() { [ -z "${EVIDENCE_STEPS:-}" ] || case " $EVIDENCE_STEPS " in
     *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 step() { # step NAME FILE COMMAND... : run COMMAND, transcript to FILE
     local name=$1 file=$2 t0=$SECONDS rc; shift 2
+    if [ -n "$dry" ]; then printf '%s > %s\n' "$*" "$file"; return; fi
     echo "== $name" >&2
     { stamp "$@"; "$@" 2>&1; rc=$?; echo; echo "# exit status: $rc"; } \
         >"$file.tmp"
@@ -64,21 +74,24 @@ step() { # step NAME FILE COMMAND... : run COMMAND, transcript to FILE
 }
 
 # Build every binary first: the default's variants, native, the exercise's.
+if [ -n "$dry" ]; then echo "$MAKE build-all; build sm_90 2;" \
+    "build $ARCH_DEFAULT at $M_DEEPER_DEPTHS"; else
 "$MAKE" --no-print-directory -j8 build-all ARCH=$ARCH_DEFAULT STAGES=2 \
     >/dev/null || { echo "evidence-gpu: the build failed" >&2; exit 1; }
-for cfg in "sm_90 2" "sm_80 3" "sm_80 4"; do
-    set -- $cfg
+for cfg in "sm_90 2" $(printf "$ARCH_DEFAULT:%s " $M_DEEPER_DEPTHS); do
+    set -- ${cfg/:/ }
     "$MAKE" --no-print-directory build ARCH=$1 STAGES=$2 >/dev/null 2>&1 &
 done
 wait
+fi
 VAR=build/$ARCH_DEFAULT-2stages
 
-# ---- make run: both architectures, N = 512 .. 4096 -------------------------
+# ---- make run: both architectures ------------------------------------------
 if want run; then
 for arch in sm_80 sm_90; do
     step "run $arch" "$pre-run-$arch.txt" "$MAKE" --no-print-directory run \
         ARCH=$arch \
-        RUN_ARGS="--sizes 512,1024,2048,4096 --csv $pre-run-$arch.csv"
+        RUN_ARGS="--sizes $M_SIZES_RUN --csv $pre-run-$arch.csv"
 done
 timed_run() { # make run at the default sizes: the lesson promises < 15 s
     local t0 rc
@@ -101,42 +114,47 @@ repeat() { # repeat FILE CSVSTEM COUNT COMMAND...: COUNT processes, one file
 }
 concat() { # concat FILE PART...: the parts, in order, into FILE; removed
     local file=$1; shift
+    if [ -n "$dry" ]; then echo "cat $* > $file"; return; fi
     cat "$@" >"$file.all"; rm -f "$@"; mv -f "$file.all" "$file"
 }
-want spread && repeat "$pre-spread.txt" "$pre-spread" 3 "$BIN" --sizes 2048
+dial() { # dial STEM SETTINGS COMMAND...: repeat at each SETTING:PROCESSES
+    local stem=$1 settings=$2 sn parts=(); shift 2
+    for sn in $settings; do
+        repeat "$stem.txt.${sn%:*}" "$stem-${sn%:*}" "${sn#*:}" "$@" \
+            --blocks-per-sm "${sn%:*}"
+        parts+=("$stem.txt.${sn%:*}")
+    done
+    concat "$stem.txt" "${parts[@]}"
+}
+want spread && repeat "$pre-spread.txt" "$pre-spread" "$M_PROCESSES" \
+    "$BIN" --sizes "$M_SIZES_ONE"
 
 # ---- the residency dial ----------------------------------------------------
-if want residency; then
-for bn in 1:3 2:3 natural:3 4:1; do   # blocks per SM: processes
-    b=${bn%:*}
-    repeat "$pre-residency.txt.$b" "$pre-residency-$b" "${bn#*:}" "$BIN" \
-        --sizes 1024,2048,4096 --blocks-per-sm "$b"
-done
-concat "$pre-residency.txt" "$pre-residency.txt."{1,2,natural,4}
-fi
+want residency && dial "$pre-residency" "$M_DIAL" "$BIN" \
+    --sizes "$M_SIZES_RESIDENCY"
 
 want cold && step "cold L2" "$pre-cold.txt" "$BIN" \
-    --sizes 512,1024,2048,4096 --cold-l2 --csv "$pre-cold.csv"
+    --sizes "$M_SIZES_RUN" --cold-l2 --csv "$pre-cold.csv"
 
 # ---- the register-blocked pair -----------------------------------------------
 if want blocked; then
 step "blocked" "$pre-blocked.txt" "$BIN" --kernels blocked \
-    --sizes 1024,2048,4096,8192 --csv "$pre-blocked.csv"
-repeat "$pre-blocked-spread.txt" "$pre-blocked-spread" 3 "$BIN" \
-    --kernels blocked --sizes 1024,2048,4096
+    --sizes "$M_SIZES_BLOCKED" --csv "$pre-blocked.csv"
+repeat "$pre-blocked-spread.txt" "$pre-blocked-spread" "$M_PROCESSES" "$BIN" \
+    --kernels blocked --sizes "$M_SIZES_RESIDENCY"
 step "blocked, 1 block per SM" "$pre-blocked-b1.txt" "$BIN" \
-    --kernels blocked --sizes 2048,4096 --blocks-per-sm 1 \
+    --kernels blocked --sizes "$M_SIZES_LARGE" --blocks-per-sm 1 \
     --csv "$pre-blocked-b1.csv"
 step "blocked, cuda::pipeline" "$pre-blocked-libcu.txt" \
-    "$VAR/experiments/blocked-cuda-pipeline" --kernels blocked \
-    --sizes 4096 --csv "$pre-blocked-libcu.csv"
+    "$VAR/$M_LIBCU" --kernels blocked \
+    --sizes "$M_SIZES_LIBCU" --csv "$pre-blocked-libcu.csv"
 step "blocked, cuda::pipeline, 1 block per SM" "$pre-blocked-libcu-b1.txt" \
-    "$VAR/experiments/blocked-cuda-pipeline" --kernels blocked \
-    --sizes 2048,4096 --blocks-per-sm 1 --csv "$pre-blocked-libcu-b1.csv"
-for s in 3 4; do
+    "$VAR/$M_LIBCU" --kernels blocked --sizes "$M_SIZES_LARGE" \
+    --blocks-per-sm 1 --csv "$pre-blocked-libcu-b1.csv"
+for s in $M_DEEPER_DEPTHS; do
     step "blocked, $s stages" "$pre-blocked-stages-$s.txt" \
         "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" --kernels blocked \
-        --sizes 2048,4096 --csv "$pre-blocked-stages-$s.csv"
+        --sizes "$M_SIZES_LARGE" --csv "$pre-blocked-stages-$s.csv"
 done
 fi
 
@@ -144,33 +162,30 @@ fi
 if want exercise; then
 step "exercise" "$pre-exercise.txt" "$MAKE" --no-print-directory exercise \
     ARCH=$ARCH_DEFAULT
-[ -f build/exercise/stages.csv ] &&
+[ -z "$dry" ] && [ -f build/exercise/stages.csv ] &&
     { stamp make exercise ARCH=$ARCH_DEFAULT | grep -v '^$'
       cat build/exercise/stages.csv; } >"$pre-exercise.csv"
 step "exercise solution" "$pre-solution.txt" "$VAR/exercises/solution" \
-    --sizes 1024,2048,4096 --csv "$pre-solution.csv"
+    --sizes "$M_SIZES_RESIDENCY" --csv "$pre-solution.csv"
 fi
 
-# ---- against residency: the exercise's solution and three experiments ------
-if want mechanism; then
-for k in mechanism:exercises/solution onebarrier:experiments/one-barrier-sync \
-    position:experiments/pipeline-fetch-after-wait \
-    prefetch:experiments/register-prefetch; do
-    for b in 1 2 natural; do
-        repeat "$pre-${k%%:*}.txt.$b" "$pre-${k%%:*}-$b" 3 "$VAR/${k#*:}" \
-            --sizes 1024,2048,4096 --blocks-per-sm $b
-    done
-    concat "$pre-${k%%:*}.txt" "$pre-${k%%:*}.txt."{1,2,natural}
+# ---- against residency: the manifest's groups, GROUP:KERNEL-FILE ------------
+if want "$M_GROUPS_STEP"; then
+for k in $M_GROUPS; do
+    dial "$pre-${k%%:*}" "$M_GROUP_SETTINGS" "$VAR/${k#*:}" \
+        --sizes "$M_SIZES_RESIDENCY"
 done
 fi
 
-# ---- the depths, three processes each (the exercise's table has one) ---------
+# ---- the depths, in separate processes (the exercise's table has one) --------
 if want stages; then
-for s in 2 3 4; do
-    repeat "$pre-stages.txt.$s" "$pre-stages-$s" 3 \
-        "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" --sizes 2048
+parts=()
+for s in $M_EXERCISE_DEPTHS; do
+    repeat "$pre-stages.txt.$s" "$pre-stages-$s" "$M_PROCESSES" \
+        "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" --sizes "$M_SIZES_ONE"
+    parts+=("$pre-stages.txt.$s")
 done
-concat "$pre-stages.txt" "$pre-stages.txt."{2,3,4}
+concat "$pre-stages.txt" "${parts[@]}"
 fi
 
 # ---- SASS of the binaries that ran -----------------------------------------
@@ -230,8 +245,8 @@ sanitize() {
     local rc=0 tool r
     for tool in memcheck racecheck synccheck initcheck; do
         echo "---- compute-sanitizer --tool $tool"
-        compute-sanitizer --tool "$tool" --error-exitcode 99 \
-            "$BIN" --kernels all --sizes 256 --check-only 2>&1 |
+        compute-sanitizer --tool "$tool" --error-exitcode 99 "$BIN" \
+            --kernels all --sizes "$M_SIZES_SANITIZER" --check-only 2>&1 |
             grep -v '^$'
         r=${PIPESTATUS[0]}
         echo "tool $tool exit $r"
@@ -245,19 +260,18 @@ want sanitizer && step "sanitizer" "$pre-sanitizer.txt" sanitize
 synccheck_experiment() {
     local rc=0 k log
     echo "sanitizer: $(compute-sanitizer --version | tail -n 1)"
-    echo "N = 256: 16 blocks of 256 threads, 4096 threads"
-    for k in pipelined_gemm experiments/pipeline-wait-all \
-             experiments/barrier-async-arrive \
-             experiments/barrier-wait-then-arrive exercises/solution; do
+    local n=$M_SIZES_SANITIZER blocks=$(( (M_SIZES_SANITIZER / 64) ** 2 ))
+    echo "N = $n: $blocks blocks of 256 threads, $((blocks * 256)) threads"
+    for k in $M_SYNCCHECK; do
         log=build/synccheck-$(basename "$k").log
         echo "---- $k"
         # Correct at three sizes, run normally: synccheck stops a launch
         # it reports, so identity is checked outside it.
-        "$VAR/$k" --sizes 256,1024,2048 --check-only 2>&1 |
+        "$VAR/$k" --sizes "$M_SIZES_IDENTITY" --check-only 2>&1 |
             grep -E 'matches the reference|differs from|error'
         echo "plain run exit: ${PIPESTATUS[0]}"
         compute-sanitizer --tool synccheck --print-limit 100000 \
-            "$VAR/$k" --sizes 256 --check-only >"$log" 2>&1
+            "$VAR/$k" --sizes "$n" --check-only >"$log" 2>&1
         echo "reports: $(grep -c 'Barrier error detected' "$log")"
         grep -E 'ERROR SUMMARY' "$log" || rc=1
         grep -E 'Target application returned an error|launch failure' \
@@ -298,12 +312,13 @@ ncu_raw() { # ncu_raw KERNELS ARGS...: both kernels of the pair, raw CSV
         --metrics "$NCU_METRICS" --csv --page raw "$BIN" "${@:2}"
 }
 profile() { # both pairs, the metrics above, one CSV of raw values
-    ncu_raw matmulTile --sizes 2048 --check-only >"$pre-ncu.basic" ||
+    ncu_raw matmulTile --sizes "$M_SIZES_NCU" --check-only >"$pre-ncu.basic" ||
         return 1
-    ncu_raw matmulBlocked --kernels blocked --sizes 4096 --check-only \
-        >"$pre-ncu.blocked" || return 1
-    { stamp ncu --metrics ... --csv --page raw "$BIN" --sizes 2048 \
-          --check-only, and --kernels blocked --sizes 4096 | grep -v '^$'
+    ncu_raw matmulBlocked --kernels blocked --sizes "$M_SIZES_NCU_BLOCKED" \
+        --check-only >"$pre-ncu.blocked" || return 1
+    { stamp ncu --metrics ... --csv --page raw "$BIN" --sizes "$M_SIZES_NCU" \
+          --check-only, and --kernels blocked --sizes "$M_SIZES_NCU_BLOCKED" |
+          grep -v '^$'
       grep '^"' "$pre-ncu.basic"
       grep '^"' "$pre-ncu.blocked" | tail -n +3; } >"$pre-ncu.csv.tmp"
     rm -f "$pre-ncu.basic" "$pre-ncu.blocked"
@@ -315,7 +330,7 @@ opcodes() { # executed warp instructions per SASS opcode, the lesson's pair
     ncu --clock-control none --kernel-name regex:matmulTile -c 2 \
         --metrics sass__inst_executed_per_opcode \
         --print-metric-instances details --csv --page raw "$BIN" \
-        --sizes 2048 --check-only
+        --sizes "$M_SIZES_NCU" --check-only
 }
 want opcodes && step "ncu opcodes" "$pre-ncu-opcodes.txt" opcodes
 

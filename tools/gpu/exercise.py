@@ -1,12 +1,13 @@
 """exercise: build the program at several pipeline depths and run each.
 
-Usage: python3 -m tools.gpu.exercise [--stages 2,3,4] [--size 2048]
+Usage: python3 -m tools.gpu.exercise [--stages S,S...] [--size 2048]
            [--arch sm_80] [--out build/exercise] [--make make]
 
-Per stage count S: builds build/<ARCH>-<S>stages/pipelined_gemm (not
-build/pipelined_gemm, which keeps the user's last build), runs it at N with
---csv and prints the exercise's table: piped/sync (< 1: the pipeline is
-faster), the piped kernel's static shared memory per block (bytes) and
+Per stage count S (default: tools/manifest.toml's depths.exercise): builds
+build/<ARCH>-<S>stages/pipelined_gemm (not build/pipelined_gemm, which
+keeps the user's last build), runs it at N with --csv and prints the
+exercise's table: piped/sync (< 1: the pipeline is faster), the piped
+kernel's static shared memory per block (bytes) and
 resident blocks per SM, also into OUT/stages.csv (unrounded) and
 OUT/stages.md (exercises/README.md's format). Needs a GPU of CC >= 8.0.
 Exit: 0; else the first failing step's status, after the other depths; 3
@@ -18,6 +19,7 @@ import os
 import subprocess
 import sys
 
+from tools import manifest
 from tools.lit import litlib
 
 CANNOT_RUN = (3, 4)
@@ -62,7 +64,11 @@ def sweep_one(a, s):
 def main(argv):
     """Run the sweep; returns the exit status."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--stages", default="2,3,4")
+    try:
+        depths = manifest.load().depths.exercise
+    except manifest.ManifestError as e:
+        p.error(str(e))
+    p.add_argument("--stages", default=",".join(map(str, depths)))
     p.add_argument("--size", type=int, default=2048)
     p.add_argument("--arch", default="sm_80")
     p.add_argument("--out", default="build/exercise")

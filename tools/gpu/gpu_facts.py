@@ -7,7 +7,8 @@ EVIDENCE_DIR/gpu-<gpu>.facts.json (atomically) for tools/lit/gather.py.
 Values as measured, unrounded: times in ms, rates in GFLOP/s, ratios
 piped/sync (< 1: the pipeline is faster), percentages, bytes, counts, MHz,
 booleans, tokens; no verdicts (tools/facts/derive.py), no sentences. Exit:
-0; 1 a transcript missing or malformed (named); 2 usage.
+0; 1 a transcript missing or malformed (named); 2 usage. Sizes, settings,
+depths and kernel files: tools/manifest.toml.
 """
 
 import csv
@@ -18,6 +19,7 @@ import re
 import statistics
 import sys
 
+from tools import manifest
 from tools.lit import litlib
 from tools.lit.litlib import read_stamped_csv as read_csv, read_text as read
 
@@ -38,13 +40,6 @@ CARD_KEYS = {
 KERNEL_KEYS = ("registers", "blocks_per_sm", "ptx_version", "binary_version")
 EXERCISE_COLUMNS = {"piped_over_sync": "ratio", "piped_smem_bytes": "smem",
                     "piped_blocks_per_sm": "blocks_per_sm"}
-# the kernel files of the synccheck experiment -> fact names
-SYNCCHECK = {"pipelined_gemm": "pipeline",
-             "experiments/pipeline-wait-all": "pipeline_wait_all",
-             "experiments/barrier-async-arrive": "barrier_async_arrive",
-             "experiments/barrier-wait-then-arrive":
-                 "barrier_wait_then_arrive",
-             "exercises/solution": "solution"}
 # ncu raw metric -> fact ncu.<pair>.<kernel>.<fact>
 NCU_METRICS = {
     "sm__throughput.avg.pct_of_peak_sustained_elapsed": "sm_pct",
@@ -69,9 +64,6 @@ STALL = re.compile(
 KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
            "matmulBlockedSync": "blocked.sync",
            "matmulBlockedPiped": "blocked.piped"}
-# warp-slices of one launch at N = 2048: (N/64)^2 blocks of 8 warps, each
-# over N/16 K-slices (the lesson's tile)
-WARP_SLICES_2048 = (2048 // 64) ** 2 * 8 * (2048 // 16)
 OPCODES = ("FFMA", "LDS", "SYNCS", "ARRIVES", "LDGSTS", "LDG", "STS", "BAR")
 
 
@@ -110,13 +102,13 @@ def rows_facts(path, prefix, sizes, facts, pair="basic"):
     return meta
 
 
-def run_facts(pre, facts):
+def run_facts(pre, facts, m):
     """The lesson's pair in both builds and with a cold L2, the card, the
     kernels, the SM clocks sampled in every run CSV, and piped/sync at
     N = 2048 over the run and the separate processes."""
     for arch in ("sm_80", "sm_90"):
         meta = rows_facts(f"{pre}-run-{arch}.csv", f"run.{arch}",
-                          (512, 1024, 2048, 4096), facts)
+                          m.sizes["run"], facts)
         for kind in ("sync", "piped"):
             for key in KERNEL_KEYS:
                 facts[f"run.{arch}.{kind}_{key}"] = litlib.number(
@@ -131,13 +123,14 @@ def run_facts(pre, facts):
     if not seen:
         raise EvidenceError(f"{pre}-*.csv: no SM clock sampled")
     facts["clock.min_mhz"], facts["clock.max_mhz"] = min(seen), max(seen)
-    ratios = [facts["run.sm_80.2048.ratio"]] + repeated(
-        sorted(glob.glob(f"{pre}-spread-*.csv")), 2048, "piped_over_sync",
+    n, = m.sizes["one"]
+    ratios = [facts[f"run.sm_80.{n}.ratio"]] + repeated(
+        sorted(glob.glob(f"{pre}-spread-*.csv")), n, "piped_over_sync",
         f"{pre}-spread-*.csv")
-    facts["spread.2048.runs"] = len(ratios)
-    facts["spread.2048.ratio_min"], facts["spread.2048.ratio_max"] = (
+    facts[f"spread.{n}.runs"] = len(ratios)
+    facts[f"spread.{n}.ratio_min"], facts[f"spread.{n}.ratio_max"] = (
         min(ratios), max(ratios))
-    rows_facts(f"{pre}-cold.csv", "cold", (512, 1024, 2048, 4096), facts)
+    rows_facts(f"{pre}-cold.csv", "cold", m.sizes["run"], facts)
 
 
 def repeated(paths, n, column, path_desc, pair="basic"):
@@ -150,7 +143,9 @@ def repeated(paths, n, column, path_desc, pair="basic"):
 def median_facts(pre, stem, settings, sizes, facts):
     """Median and range of piped/sync (and the median times) over the
     processes of <pre>-<stem>-<setting>-<i>.csv, as
-    <stem>.<setting>.<n>.{ratio,ratio_min,ratio_max,sync_ms,piped_ms}."""
+    <stem>.<setting>.<n>.{ratio,ratio_min,ratio_max,sync_ms,piped_ms};
+    <stem>.runs: the most processes of a setting."""
+    runs = 0
     for setting in settings:
         paths = sorted(glob.glob(f"{pre}-{stem}-{setting}-*.csv"))
         for n in sizes:
@@ -163,36 +158,36 @@ def median_facts(pre, stem, settings, sizes, facts):
                 if name == "ratio":
                     facts[b + ".ratio_min"], facts[b + ".ratio_max"] = (
                         min(got), max(got))
-        facts[f"{stem}.runs"] = len(paths)
+        runs = max(runs, len(paths))
+    facts[f"{stem}.runs"] = runs
 
 
-def process_facts(pre, facts):
-    """Runs repeated in separate processes: the residency dial (the control,
-    4, once; residency.runs counts the others' processes), the thread-scope
-    one-barrier, fetch-after-wait and register-prefetch kernels at 1, 2 and
-    natural blocks per SM, depths 2-4."""
-    median_facts(pre, "residency", ("4", "1", "2", "natural"),
-                 (1024, 2048, 4096), facts)
-    for setting in ("1", "2", "natural", "4"):
+def process_facts(pre, facts, m):
+    """Runs repeated in separate processes: the residency dial (the control
+    once; residency.runs counts the others' processes), each group of the
+    manifest at its settings, the exercise's depths."""
+    sizes = m.sizes["residency"]
+    median_facts(pre, "residency", m.residency.dial, sizes, facts)
+    for setting in m.residency.dial:
         meta = read_csv(sorted(glob.glob(
             f"{pre}-residency-{setting}-*.csv"))[0])[0]
         facts[f"residency.{setting}.blocks_per_sm"] = litlib.number(
             meta["basic_piped_blocks_per_sm"])
-    for stem in ("mechanism", "onebarrier", "position", "prefetch"):
-        median_facts(pre, stem, ("1", "2", "natural"), (1024, 2048, 4096),
-                     facts)
+    for stem in (g.name for g in m.groups):
+        median_facts(pre, stem, m.residency.groups, sizes, facts)
         meta = read_csv(f"{pre}-{stem}-natural-1.csv")[0]
         for key in ("blocks_per_sm", "registers"):
             facts[f"{stem}.natural.{key}"] = litlib.number(
                 meta[f"basic_piped_{key}"])
-    median_facts(pre, "stages", ("2", "3", "4"), (2048,), facts)
+    median_facts(pre, "stages", map(str, m.depths.exercise),
+                 m.sizes["one"], facts)
 
 
-def blocked_facts(pre, facts):
-    """The register-blocked pair: sizes, spread, 1 block/SM, libcu++,
-    depths 3 and 4."""
-    meta = rows_facts(f"{pre}-blocked.csv", "blocked",
-                      (1024, 2048, 4096, 8192), facts, "blocked")
+def blocked_facts(pre, facts, m):
+    """The register-blocked pair: sizes, spread, 1 block/SM, libcu++, the
+    exercise's deeper depths."""
+    meta = rows_facts(f"{pre}-blocked.csv", "blocked", m.sizes["blocked"],
+                      facts, "blocked")
     facts["blocked.stages"] = litlib.number(meta["stages"])
     for kind in ("sync", "piped"):
         for key in ("registers", "blocks_per_sm"):
@@ -203,34 +198,37 @@ def blocked_facts(pre, facts):
             for k in ("static", "dynamic"))
     paths = sorted(glob.glob(f"{pre}-blocked-spread-*.csv"))
     facts["blocked.spread.runs"] = len(paths) + 1
-    for n in (1024, 2048, 4096):
+    for n in m.sizes["residency"]:
         for col, name in (("piped_over_sync", "ratio"),
                           ("piped_pct_cublas", "pct")):
             got = [facts[f"blocked.{n}.{ROW_COLUMNS[col]}"]] + repeated(
                 paths, n, col, f"{pre}-blocked-spread", "blocked")
             b = f"blocked.spread.{n}.{name}"
             facts[b + "_min"], facts[b + "_max"] = min(got), max(got)
+    large = m.sizes["large"]
     for stem, name, sizes in (
-            ("b1", "b1", (2048, 4096)), ("libcu", "libcu", (4096,)),
-            ("stages-3", "s3", (2048, 4096)), ("stages-4", "s4", (2048, 4096)),
-            ("libcu-b1", "libcu_b1", (2048, 4096))):
+            ("b1", "b1", large), ("libcu", "libcu", m.sizes["libcu"]),
+            *((f"stages-{s}", f"s{s}", large) for s in m.depths.deeper),
+            ("libcu-b1", "libcu_b1", large)):
         rows_facts(f"{pre}-blocked-{stem}.csv", f"blocked.{name}", sizes,
                    facts, "blocked")
 
 
-def exercise_facts(pre, facts):
+def exercise_facts(pre, facts, m):
     """The stage sweep, and the solution of part 2."""
     path = f"{pre}-exercise.csv"
     rows = read_csv(path)[1]
-    if sorted(r["stages"] for r in rows) != [2, 3, 4]:
-        raise EvidenceError(f"{path}: stage counts are not 2, 3, 4")
+    if sorted(r["stages"] for r in rows) != m.depths.exercise:
+        raise EvidenceError(f"{path}: stage counts are not "
+                            f"{m.depths.exercise}")
     for row in rows:
         for col, name in EXERCISE_COLUMNS.items():
             facts[f"exercise.stages{row['stages']}.{name}"] = row[col]
-    rows_facts(f"{pre}-solution.csv", "solution", (1024, 2048, 4096), facts)
+    rows_facts(f"{pre}-solution.csv", "solution", m.sizes["residency"],
+               facts)
 
 
-def sass_facts(pre, facts):
+def sass_facts(pre, facts, m):
     """LDGSTS per build and kernel in the binaries that ran."""
     rows = re.findall(r"^(sm_80|sm_90|jit-equivalent)\s+matmul(\w+?)\s+"
                       r"LDGSTS\s+(\d+)", read(f"{pre}-sass.txt"), re.M)
@@ -242,11 +240,11 @@ def sass_facts(pre, facts):
               ".ldgsts"] = int(count)
 
 
-def sanitizer_facts(pre, facts):
+def sanitizer_facts(pre, facts, m):
     """Errors per compute-sanitizer tool over every kernel at N = 256;
     the synccheck experiment's reports per kernel file, and identity in
     plain runs."""
-    text = read(f"{pre}-sanitizer.txt")
+    kernels, text = manifest.synccheck(m), read(f"{pre}-sanitizer.txt")
     for block in re.split(r"^---- compute-sanitizer --tool ", text,
                           flags=re.M)[1:]:
         m = (re.search(r"RACECHECK SUMMARY: .*\((\d+) error", block) or
@@ -266,7 +264,7 @@ def sanitizer_facts(pre, facts):
     facts["synccheck.threads"] = int(m.group(1))
     blocks = re.split(r"^---- (\S+)$", text, flags=re.M)[1:]
     found = dict(zip(blocks[0::2], blocks[1::2]))
-    for kernel, name in SYNCCHECK.items():
+    for kernel, name, _ in kernels:
         if kernel not in found:
             raise EvidenceError(f"{pre}-synccheck.txt: no {kernel}")
         body = found[kernel]
@@ -280,10 +278,13 @@ def sanitizer_facts(pre, facts):
             "differs" not in body)
 
 
-def ncu_facts(pre, facts):
+def ncu_facts(pre, facts, m):
     """Nsight Compute's raw metrics per kernel and what follows from them,
     and the lesson's pair's executed warp instructions per SASS opcode at
-    N = 2048, with the difference between the kernels per warp-slice."""
+    its N, with the difference between the kernels per warp-slice: (N/64)^2
+    blocks of 8 warps, each over N/16 K-slices (the lesson's tile)."""
+    n, = m.sizes["ncu"]
+    warp_slices = (n // 64) ** 2 * 8 * (n // 16)
     path = f"{pre}-ncu.csv"
     header, rows = ncu_table(path)
     schedulers = facts["gpu.sm_count"] * 4
@@ -330,17 +331,17 @@ def ncu_facts(pre, facts):
             facts[b + op.lower()] = ops.get(op, 0)
         facts[b + "total"] = sum(ops.values())
     sync, piped = counts["matmulTileSync"], counts["matmulTilePiped"]
-    facts["ncu.basic.warp_slices"] = WARP_SLICES_2048
+    facts["ncu.basic.warp_slices"] = warp_slices
     facts["ncu.basic.extra_per_warp_slice"] = (
-        sum(piped.values()) - sum(sync.values())) / WARP_SLICES_2048
+        sum(piped.values()) - sum(sync.values())) / warp_slices
     facts["ncu.basic.piped.syncs_per_warp_slice"] = (
-        piped.get("SYNCS", 0) / WARP_SLICES_2048)
+        piped.get("SYNCS", 0) / warp_slices)
     facts["ncu.basic.extra_other_per_warp_slice"] = (
         sum(v for k, v in piped.items() if k not in OPCODES) -
-        sum(v for k, v in sync.items() if k not in OPCODES)) / WARP_SLICES_2048
+        sum(v for k, v in sync.items() if k not in OPCODES)) / warp_slices
 
 
-def pitfall_facts(pre, facts):
+def pitfall_facts(pre, facts, m):
     """How many pitfall checks passed, and what caught the barrier variant
     (in this run, and whether a launch failed in the first run)."""
     text = read(f"{pre}-pitfalls.txt")
@@ -359,8 +360,10 @@ def pitfall_facts(pre, facts):
             "barrier-for-wait" in t and "unspecified launch failure" in t)
 
 
-def facts_for(pre):
-    """(meta, facts) of the transcripts with prefix pre (.../gpu-<gpu>)."""
+def facts_for(pre, m=None):
+    """(meta, facts) of the transcripts with prefix pre (.../gpu-<gpu>),
+    read as manifest m (default: tools/manifest.toml) lays them out."""
+    m = m or manifest.load()
     stamp = litlib.read_stamp(read(f"{pre}-run-sm_80.txt"))
     toolkit = litlib.nvcc_version(stamp.get("toolkit", ""))[1]
     facts = {"gpu.name": stamp["gpu"],
@@ -370,7 +373,7 @@ def facts_for(pre):
              "gpu.source_hash": stamp["source_sha256"][:12]}
     for reader in (run_facts, process_facts, blocked_facts, exercise_facts,
                    sass_facts, sanitizer_facts, ncu_facts, pitfall_facts):
-        reader(pre, facts)
+        reader(pre, facts, m)
     wall = re.search(r"make run wall time: (\d+) ms",
                      read(f"{pre}-run-default.txt"))
     if wall:
@@ -397,7 +400,8 @@ def main(argv):
         pre = run[:-len("-run-sm_80.txt")]
         try:
             meta, facts = facts_for(pre)
-        except (EvidenceError, KeyError, OSError, ValueError) as e:
+        except (EvidenceError, manifest.ManifestError, KeyError, OSError,
+                ValueError) as e:
             print(f"gpu_facts: {pre}: {e!s}", file=sys.stderr)
             return 1
         litlib.write_atomic(pre + ".facts.json", json.dumps(

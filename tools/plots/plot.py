@@ -25,6 +25,7 @@ import re
 import sys
 import tempfile
 
+from tools import manifest
 from tools.lit import litlib
 
 BLUE, ORANGE, GREY = "#1b6ac9", "#d9541e", "#888888"
@@ -100,15 +101,18 @@ def ratio(f, ax, x, base, **style):
 
 def residency(f, ax, narrow):
     """piped/sync against resident blocks per SM for cuda::pipeline
-    (residency.*) and the thread-scope loop (mechanism.*) at N = 2048 and
-    4096: the median over the processes, with their range."""
-    settings = sorted(f.keys_like(r"mechanism\.(\w+)\.2048\.ratio"),
+    (residency.*) and the thread-scope loop (the manifest's group of the
+    exercise's solution) at N = 2048 and 4096: the median over the
+    processes, with their range."""
+    loop = next(g.name for g in manifest.load().groups
+                if g.kernel == "exercises/solution")
+    settings = sorted(f.keys_like(loop + r"\.(\w+)\.2048\.ratio"),
                       key=lambda s: f.fact(f"residency.{s}.blocks_per_sm"))
     x = [f.fact(f"residency.{s}.blocks_per_sm") for s in settings]
     head, rows = ["blocks per SM"], [[int(v)] for v in x]
     for n, colour, marker in ((2048, BLUE, "o"), (4096, ORANGE, "s")):
         for stem, name, dash, face in (("residency", "cuda::pipeline", "-",
-                                        colour), ("mechanism", "thread-scope",
+                                        colour), (loop, "thread-scope",
                                                   "--", "none")):
             got = ratio(f, ax, x, [f"{stem}.{s}.{n}" for s in settings],
                         color=colour, linestyle=dash, marker=marker,

@@ -1,0 +1,268 @@
+"""manifest: Day 74's lists, read once from tools/manifest.toml.
+
+Usage: python3 -m tools.manifest mk OUT       (make's variables, atomically)
+       python3 -m tools.manifest sh           (shell assignments, stdout)
+       python3 -m tools.manifest schema TEMPLATE OUT
+
+load() gives the manifest checked (ManifestError names what is wrong):
+kernel roots, depths, residency settings, sizes N, the groups run against
+residency and their verdicts. `mk` writes the Makefile's KERNELS,
+BLOCKED_KERNELS and depths; `sh` the M_* variables of
+tools/gpu/evidence-gpu.sh; `schema` expands TEMPLATE's @{...}: a list as
+{a,b} (a single value bare), and a row naming @{group.FIELD} once per
+group. Exit: 0; 1 a bad manifest or template (named); 2 usage.
+"""
+
+import functools
+import os
+import re
+import shlex
+import sys
+from types import SimpleNamespace
+
+try:
+    import tomllib
+except ImportError:   # Python < 3.11: the tomli package, if installed
+    try:
+        import tomli as tomllib
+    except ImportError:
+        tomllib = None
+
+from tools.lit import litlib
+
+PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                    "manifest.toml")
+ROOT = re.compile(r"[a-z0-9_]+(?:/[a-z0-9_][a-z0-9_-]*)*")
+NAME = re.compile(r"[a-z][a-z0-9_]*")
+PLACE = re.compile(r"@\{([a-z_.]+)\}")
+RESIDENCY = "residency"   # the lesson's pair on the residency dial
+
+
+class ManifestError(Exception):
+    """The manifest or a template is not as this module expects."""
+
+
+def _ints(table, key, where):
+    """table[key]: a non-empty list of ascending positive ints."""
+    v = table.get(key)
+    if not (isinstance(v, list) and v and all(
+            type(x) is int and x > 0 for x in v) and v == sorted(set(v))):
+        raise ManifestError(f"{where}.{key}: want ascending positive whole "
+                            f"numbers, got {v!r}")
+    return v
+
+
+def _settings(table, key):
+    """residency.key: {setting: processes}, settings whole or "natural"."""
+    v = table.get(key)
+    if not (isinstance(v, dict) and v and all(
+            re.fullmatch(r"[1-9][0-9]*|natural", k) and type(n) is int
+            and n > 0 for k, n in v.items())):
+        raise ManifestError(f"residency.{key}: want {{SETTING = PROCESSES}},"
+                            f" SETTING a whole number or natural; got {v!r}")
+    return v
+
+
+def _kernel(root, k):
+    """One [kernels] line as a namespace; ManifestError when malformed."""
+    if not (ROOT.fullmatch(root) and isinstance(k, dict)):
+        raise ManifestError(f"kernels: {root!r} is not a root ROOT of "
+                            "day74.nw's ROOT.cu (a-z, 0-9, _, - and /)")
+    extra = set(k) - {"pair", "synccheck", "as", "libcu"}
+    if extra or k.get("pair", "basic") not in ("basic", "blocked") or \
+            k.get("synccheck") not in (None, "arrives", "plain"):
+        raise ManifestError(f"kernels: {root}: pair is basic or blocked, "
+                            "synccheck arrives or plain; unknown: "
+                            f"{sorted(extra)}")
+    name = k.get("as", root.rsplit("/", 1)[-1].replace("-", "_"))
+    return SimpleNamespace(root=root, pair=k.get("pair", "basic"),
+                           synccheck=k.get("synccheck"), name=name,
+                           libcu=k.get("libcu", False) is True)
+
+
+def _group(name, g, roots):
+    """One [group.NAME] as a namespace (verdict None when it has none);
+    ManifestError when malformed."""
+    judged = isinstance(g, dict) and ("verdict" in g or "claim" in g)
+    fields = ("kernel", "what", "how", "runs") + (("claim",) if judged else ())
+    if not (NAME.fullmatch(name) and isinstance(g, dict)) or set(g) != set(
+            fields) | ({"verdict"} if judged else set()) or not all(
+                isinstance(g[f], str) and g[f] for f in fields):
+        raise ManifestError(f"group.{name}: want the strings kernel, what, "
+                            "how, runs, and maybe a verdict table with its "
+                            "claim")
+    if g["kernel"] not in roots:
+        raise ManifestError(f"group.{name}: kernel {g['kernel']!r} is not "
+                            "under [kernels]")
+    v = g.get("verdict")
+    kinds = [{"name", "beats"}, {"name", "loses_to"},
+             {"name", "nearer", "than"}]
+    if judged and not (isinstance(v, dict) and set(v) in kinds and all(
+            isinstance(x, str) and NAME.fullmatch(x) for x in v.values())):
+        raise ManifestError(f"group.{name}.verdict: want {{name, beats}}, "
+                            "{name, loses_to} or {name, nearer, than}")
+    return SimpleNamespace(name=name, verdict=v, claim=g.get("claim"),
+                           verdict_name=v and v["name"],
+                           **{f: g[f] for f in fields[:4]})
+
+
+@functools.lru_cache(maxsize=None)
+def load(path=PATH):
+    """The manifest at path as a namespace (see the module docstring):
+    depths (.exercise, .compile, .blocked, .deeper: the exercise's after
+    the default, .refused), residency (.dial, .groups: {setting:
+    processes}), sizes ({name: [N]}), processes, kernels, groups (lists
+    of namespaces), step (evidence-gpu's name of the groups' step).
+    ManifestError when it is missing, unreadable or inconsistent."""
+    if tomllib is None:
+        raise ManifestError("reading tools/manifest.toml needs Python 3.11 "
+                            "(tomllib) or the tomli package")
+    try:
+        with open(path, "rb") as f:
+            doc = tomllib.load(f)
+    except (OSError, ValueError) as e:
+        raise ManifestError(f"{path}: {e}") from e
+    try:
+        d, r, s = doc["depths"], doc["residency"], doc["sizes"]
+        kernels = [_kernel(k, v) for k, v in doc["kernels"].items()]
+        roots = {k.root for k in kernels}
+        groups = [_group(n, g, roots) for n, g in doc["group"].items()]
+        step = doc["steps"]["groups"]
+    except (KeyError, AttributeError, TypeError) as e:
+        raise ManifestError(f"{path}: missing or malformed: {e}") from e
+    depths = SimpleNamespace(**{k: _ints(d, k, "depths") for k in (
+        "exercise", "compile", "blocked")}, refused=d.get("refused"))
+    depths.deeper = depths.exercise[1:]
+    if type(depths.refused) is not int or \
+            depths.refused <= depths.compile[-1]:
+        raise ManifestError("depths.refused: want a whole number past "
+                            "depths.compile")
+    if depths.compile != list(range(depths.compile[0],
+                                    depths.compile[-1] + 1)):
+        raise ManifestError("depths.compile: the depths must be consecutive")
+    sizes = {k: _ints(s, k, "sizes") for k in s if k != "processes"}
+    processes = s.get("processes")
+    known = {g.name for g in groups} | {RESIDENCY}
+    for g in groups:
+        others = [v for k, v in (g.verdict or {}).items() if k != "name"]
+        if not set(others) <= known - {g.name}:
+            raise ManifestError(f"group.{g.name}.verdict: {others} are not "
+                                "other groups or residency")
+    if [k.libcu for k in kernels if k.pair == "blocked"].count(True) != 1 \
+            or type(processes) is not int or not NAME.fullmatch(step):
+        raise ManifestError(f"{path}: want one blocked kernel with libcu = "
+                            "true, sizes.processes a number, steps.groups "
+                            "a name")
+    return SimpleNamespace(
+        depths=depths, sizes=sizes, processes=processes, kernels=kernels,
+        groups=groups, step=step, residency=SimpleNamespace(
+            dial=_settings(r, "dial"), groups=_settings(r, "groups")))
+
+
+def synccheck(m=None):
+    """[(root, fact name, arrives)] of the synccheck experiment, in order."""
+    return [(k.root, k.name, k.synccheck == "arrives")
+            for k in (m or load()).kernels if k.synccheck]
+
+
+def make_text(m):
+    """build/manifest.mk: the Makefile's lists, as make variables."""
+    def roots(pair):
+        return " ".join(k.root for k in m.kernels if k.pair == pair)
+    d = m.depths
+    return "\n".join([
+        "# Made by tools/manifest.py from tools/manifest.toml: do not edit.",
+        f"KERNELS := {roots('basic')}",
+        f"BLOCKED_KERNELS := {roots('blocked')}",
+        f"EXERCISE_DEPTHS := {' '.join(map(str, d.exercise))}",
+        f"DEPTHS := {' '.join(map(str, d.compile))}",
+        f"BLOCKED_DEPTHS := {' '.join(map(str, d.blocked))}",
+        f"TOO_DEEP := {d.refused}", ""])
+
+
+def shell_text(m):
+    """The M_* assignments tools/gpu/evidence-gpu.sh evaluates."""
+    def pairs(settings):
+        return " ".join(f"{k}:{n}" for k, n in settings.items())
+    v = {"M_EXERCISE_DEPTHS": " ".join(map(str, m.depths.exercise)),
+         "M_DEEPER_DEPTHS": " ".join(map(str, m.depths.deeper)),
+         "M_PROCESSES": str(m.processes),
+         "M_DIAL": pairs(m.residency.dial),
+         "M_GROUP_SETTINGS": pairs(m.residency.groups),
+         "M_GROUPS": " ".join(f"{g.name}:{g.kernel}" for g in m.groups),
+         "M_GROUPS_STEP": m.step,
+         "M_SYNCCHECK": " ".join(r for r, _, _ in synccheck(m)),
+         "M_LIBCU": next(k.root for k in m.kernels if k.libcu)}
+    v.update({f"M_SIZES_{k.upper()}": ",".join(map(str, n))
+              for k, n in m.sizes.items()})
+    return "".join(f"{k}={shlex.quote(x)}\n" for k, x in v.items())
+
+
+def _lists(m):
+    """{placeholder: [values]} of the lists a schema template may name."""
+    out = {f"depths.{k}": getattr(m.depths, k)
+           for k in ("exercise", "compile", "blocked", "deeper")}
+    out.update({f"sizes.{k}": v for k, v in m.sizes.items()})
+    out.update({"residency.dial": list(m.residency.dial),
+                "residency.groups": list(m.residency.groups),
+                "groups": [g.name for g in m.groups],
+                "synccheck": [n for _, n, _ in synccheck(m)]})
+    return out
+
+
+def schema_text(template, m, where="template"):
+    """template (schema.tsv text) with its @{...} expanded (see the module
+    docstring); ManifestError naming where and the line for an unknown
+    name."""
+    lists, out = _lists(m), []
+    for no, line in enumerate(template.splitlines(), 1):
+        if line.lstrip().startswith("#") or "@{" not in line:
+            out.append(line)
+            continue
+        each = m.groups if "@{group." in line else [None]
+        if "@{group.verdict}" in line or "@{group.claim}" in line:
+            each = [g for g in m.groups if g.verdict]
+        for g in each:
+            def sub(match):
+                key = match.group(1)
+                if key.startswith("group.") and g is not None:
+                    field = key[len("group."):]
+                    field = "verdict_name" if field == "verdict" else field
+                    if field in ("name", "verdict_name", "what", "how",
+                                 "runs", "claim"):
+                        return str(getattr(g, field))
+                if key not in lists:
+                    raise ManifestError(f"{where}:{no}: no list @{{{key}}} "
+                                        "in the manifest")
+                vals = [str(x) for x in lists[key]]
+                return vals[0] if len(vals) == 1 else \
+                    "{" + ",".join(vals) + "}"
+            out.append(PLACE.sub(sub, line))
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    """Command-line entry point; see the module docstring. Exit status."""
+    usage = ("usage: python3 -m tools.manifest mk OUT | sh | "
+             "schema TEMPLATE OUT")
+    if not argv or (argv[0], len(argv)) not in (("mk", 2), ("sh", 1),
+                                                ("schema", 3)):
+        print(usage, file=sys.stderr)
+        return 2
+    try:
+        m = load()
+        if argv[0] == "sh":
+            sys.stdout.write(shell_text(m))
+        elif argv[0] == "mk":
+            litlib.write_atomic(argv[1], make_text(m))
+        else:
+            litlib.write_atomic(argv[2], schema_text(
+                litlib.read_text(argv[1]), m, argv[1]))
+    except (ManifestError, OSError) as e:
+        print(f"manifest: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
