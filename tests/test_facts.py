@@ -18,6 +18,9 @@ from tools.lit import gather, litlib
 
 FIX = os.path.join(FIXTURES, "facts")
 SCHEMA = os.path.join(REPO, "tools", "facts", "schema.tsv")
+# The manifest group that runs the exercise's solution: the thread-scope loop.
+THREAD_SCOPE = next(g.name for g in manifest.load().groups
+                    if g.kernel == "exercises/solution")
 
 
 def real_schema(tmp_path):
@@ -244,7 +247,7 @@ def real_facts(tmp_path_factory):
     as {name: text})."""
     d = tmp_path_factory.mktemp("facts")
     p, out, doc = gather_case(d, "real", evidence=os.path.join(
-        REPO, "evidence"), schema=SCHEMA)
+        REPO, "evidence"), schema=real_schema(d))
     assert p.returncode == 0, p.stderr
     return out, {k: v["text"] for k, v in doc["facts"].items()}
 
@@ -292,7 +295,7 @@ def test_plotted_values_are_the_facts(real_facts, clean_plots):
     for s, (_, *cells) in zip(("1", "2", "natural"), rows):
         assert [float(c) for c in cells] == [
             num(f"{stem}.{s}.{n}.{k}") for n in (2048, 4096)
-            for stem in ("residency", "mechanism")
+            for stem in ("residency", THREAD_SCOPE)
             for k in ("ratio", "ratio_min", "ratio_max")], s
     head, rows = table("stages")
     assert [r[0] for r in rows] == ["2", "3", "4"]
@@ -340,7 +343,7 @@ def test_plots_without_gpu_facts(tmp_path):
     written."""
     (tmp_path / "none").mkdir()
     _, out, _ = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
-                            schema=SCHEMA)
+                            schema=real_schema(tmp_path))
     p, got = plot(tmp_path, out)
     assert p.returncode == 0 and "warning" in p.stderr, p.stderr
     assert sorted(got) == sorted(PLOT_FILES)

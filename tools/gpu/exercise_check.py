@@ -8,7 +8,7 @@ only if the one before passed: (1) the stub's token: one line, no
 compiler; (2) nvcc -ptx -arch=sm_80 (the #line tangle: errors name
 day74.nw's lines; without nvcc, steps 2 and 4 are skipped, said so);
 (3) the CPU model of the copy rules (tools/model/check.py, any machine):
-one block at STAGES=2,3,4 (and --stages) and N = 64, 128, in four
+one block at the exercise's depths of tools/manifest.toml (and --stages) and N = 64, 128, in four
 thread orders, names the thread, K-slice, stage and lines of a broken
 rule; (4) matmulTilePiped's PTX holds cp.async copies, commit_group,
 wait_group, bar.sync, no mbarrier arrive (cuda::pipeline, named as
@@ -27,6 +27,7 @@ import subprocess
 import sys
 from collections import Counter
 
+from tools import manifest
 from tools.compile import checks
 from tools.lit import litlib
 from tools.model import check as model
@@ -144,7 +145,7 @@ def main(argv):
         print(f"PASS {who} compiles for sm_80" + " (with the warnings above)"
               * bool(p.stdout + p.stderr) + ".")
     status, lines = model.check(
-        src, sorted({2, 3, 4, int(a.stages)}), who=who)
+        src, sorted({*manifest.load().depths.exercise, int(a.stages)}), who=who)
     print("\n".join(lines))
     if status or p is None:
         return status

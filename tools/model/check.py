@@ -2,7 +2,7 @@
 async-copy rules (no GPU): the copy, commit, wait and barrier rules of the
 PTX ISA, checked for every interleaving of one block the model tries.
 
-Usage: python3 -m tools.model.check FILE.cu [--stages 2,3,4]
+Usage: python3 -m tools.model.check FILE.cu [--stages S,S,...]
   [--sizes 64,128] [--who "your loop"] [--out build/model]
 
 FILE.cu is a kernel file tangled from day74.nw (with its #line directives).
@@ -83,6 +83,7 @@ import shlex
 import subprocess
 import sys
 
+from tools import manifest
 from tools.lit import litlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -183,10 +184,13 @@ def read_site(binary, trace):
         lines[1:]) if len(lines) > 1 else "") + "."
 
 
-def check(src, stages=(2, 3, 4), sizes=(64, 128), who="the loop",
+def check(src, stages=None, sizes=(64, 128), who="the loop",
           out="build/model"):
     """Run src in the model at each depth; returns (status, lines): status
-    0 passed, 1 failed; the lines say how (see the module docstring)."""
+    0 passed, 1 failed; the lines say how (see the module docstring).
+    stages: the depths to try (default: the exercise's, tools/manifest.toml)."""
+    if stages is None:
+        stages = manifest.load().depths.exercise
     try:
         obj = model_object(out)
     except RuntimeError as e:
@@ -196,7 +200,9 @@ def check(src, stages=(2, 3, 4), sizes=(64, 128), who="the loop",
                    "model: install g++ (nvcc needs it too) or give CXX=..."]
     slices = ", ".join(str(s // 16) for s in sizes)
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-        built = list(pool.map(lambda s: build(src, s, out, obj, deep=s > 4),
+        deepest = max(manifest.load().depths.exercise)
+        built = list(pool.map(lambda s: build(src, s, out, obj,
+                                              deep=s > deepest),
                               stages))
     for s, (binary, err) in zip(stages, built):
         if not binary:
@@ -225,7 +231,8 @@ def main(argv):
     """The command line of the docstring; returns the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("src")
-    ap.add_argument("--stages", default="2,3,4")
+    ap.add_argument("--stages", default=",".join(
+        map(str, manifest.load().depths.exercise)))
     ap.add_argument("--sizes", default="64,128")
     ap.add_argument("--who", default="the loop")
     ap.add_argument("--out", default="build/model")
