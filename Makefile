@@ -29,9 +29,11 @@ NVCCFLAGS ?= -O3 -lineinfo
 CC        ?= cc
 CFLAGS    ?= -O3 -Wall -Wextra -Wpedantic
 RUN_ARGS  ?=
-# make exercise-check checks student (your chunk) or solution (the page's);
+# make exercise-check checks student (your chunk) or solution (the page's)
+# of part 2, or with PART=1 of part 1 (exercises/deep-EXERCISE.cu);
 # ALLOW_DEEP_PIPELINE=1 builds past the exercise's 4 stages.
 EXERCISE  ?= student
+PART      ?= 2
 JOBS      ?= 4
 # The system Python, with Debian's python3-pygments and python3-pytest.
 PYTHON    ?= $(or $(wildcard /usr/bin/python3),python3)
@@ -96,10 +98,12 @@ include build/manifest.mk
 endif
 # The exercise's file, built only by make exercise-check (unwritten, it fails).
 STUDENT := exercises/student
+# Part 1's files: the stages in dynamic shared memory (not measured).
+DEEP    := exercises/deep-student exercises/deep-solution
 # Roots that must not compile (the pitfalls say why).
 REFUSED := pitfalls/misaligned-copy
 ROOTS   := $(sort $(PROGRAM) $(addsuffix .cu,$(KERNELS) $(BLOCKED_KERNELS) \
-             $(STUDENT) $(REFUSED)))
+             $(STUDENT) $(DEEP) $(REFUSED)))
 # What the source hash covers: everything measured, the student's file aside
 # (editing it must not mark the page's numbers stale).
 HASHED  := $(PROGRAM) $(addsuffix .cu,$(filter-out pipelined_gemm,$(KERNELS)) \
@@ -178,7 +182,8 @@ build/host/cc.cmd: $(call changed,CC_CMD,build/host/cc.cmd)
 $(OBJDIR)/nvcc.cmd: $(call changed,NVCC_CMD,$(OBJDIR)/nvcc.cmd)
 	@mkdir -p $(@D) && printf '%s\n' $(call sq,$(NVCC_CMD)) > $@
 
-OBJS := $(BINS:%=%.o) $(OBJDIR)/blocked_gemm.o $(OBJDIR)/$(STUDENT).o
+OBJS := $(BINS:%=%.o) $(OBJDIR)/blocked_gemm.o $(OBJDIR)/$(STUDENT).o \
+        $(DEEP:%=$(OBJDIR)/%.o)
 $(OBJS): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
     $(OBJDIR)/nvcc.cmd | build/%.cu build/kernels.h
 	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
@@ -208,7 +213,7 @@ define LINK
 $(CC) $(CC_NEEDS) $(LDFLAGS) -o $@.tmp $^ $(LINK_NEEDS) $(LDLIBS)
 @mv -f $@.tmp $@ && echo "built $@ (ARCH=$(ARCH), STAGES=$(STAGES))"
 endef
-$(KERNELS:%=$(OBJDIR)/%) $(OBJDIR)/$(STUDENT): %: %.o \
+$(KERNELS:%=$(OBJDIR)/%) $(OBJDIR)/$(STUDENT) $(DEEP:%=$(OBJDIR)/%): %: %.o \
     $(OBJDIR)/blocked_gemm.o $(HOST_OBJS)
 	$(LINK)
 $(BLOCKED_KERNELS:%=$(OBJDIR)/%): %: %.o $(OBJDIR)/pipelined_gemm.o \
@@ -225,11 +230,13 @@ run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
 exercise: deps tangle ## GPU: the exercise's depths at N=2048, its table
 	@$(PY) -m tools.gpu.exercise --arch $(ARCH)
 
-## exercise-check: check the exercise's part 2: your chunk in day74.nw
+## exercise-check: check your chunk of part 2 (PART=1: of part 1)
+EXERCISE_FILE = $(if $(filter 1,$(PART)),deep-)$(EXERCISE)
 exercise-check: deps build/kernels.h \
-    $(filter $(ROOTS:%=build/%),build/exercises/$(EXERCISE).cu)
-	@$(PY) -m tools.gpu.exercise_check --exercise '$(EXERCISE)' --arch $(ARCH) \
-	  --stages $(STAGES) --nvccflags '$(NVCC_NEEDS) $(NVCCFLAGS) $(if $(filter \
+    $(filter $(ROOTS:%=build/%),build/exercises/$(EXERCISE_FILE).cu)
+	@$(PY) -m tools.gpu.exercise_check --exercise '$(EXERCISE_FILE)' \
+	  --arch $(ARCH) --stages $(STAGES) \
+	  --nvccflags '$(NVCC_NEEDS) $(NVCCFLAGS) $(if $(filter \
 	  solution,$(EXERCISE)),$(WERROR))'
 
 evidence-gpu: deps tangle ## GPU: re-measure everything the page shows
@@ -451,7 +458,8 @@ site-check: site $(PAGE_TEST)
 	@echo "site-check: screenshots (375 and 1280 px, light and dark) and" \
 	  "print.pdf in build/page/"
 
-FORMATTED := $(filter-out %/$(STUDENT).cu,$(ROOTS:%=build/clean/%))
+FORMATTED := $(filter-out %/$(STUDENT).cu %/exercises/deep-student.cu,\
+               $(ROOTS:%=build/clean/%))
 format-check: $(FORMATTED) ## tangles: <= 80 columns, clang-format clean
 	@$(NEED) clang-format-14 clang-format-14
 	@$(TEST) tests/test_format.py
@@ -463,6 +471,7 @@ tangle-test: $(BIN) site ## tangle, build, weave in scratch copies; exit codes
 # The page's solution through make exercise-check (no GPU), then its tests.
 exercise-check-solution: $(OBJDIR)/exercises/solution $(BIN)
 	@$(MAKE) --no-print-directory exercise-check EXERCISE=solution
+	@$(MAKE) --no-print-directory exercise-check EXERCISE=solution PART=1
 	@$(TEST) tests/test_exercise.py
 
 robust-test: ## interrupted, full-disk, read-only, missing tools

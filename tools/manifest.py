@@ -110,7 +110,8 @@ def _group(name, g, roots):
 def load(path=PATH):
     """The manifest at path as a namespace (see the module docstring):
     depths (.exercise, .compile, .blocked, .deeper: the exercise's after
-    the default, .refused), residency (.dial, .groups: {setting:
+    the default, .refused, .deep: part 1's dynamic shared memory, past
+    .refused), residency (.dial, .groups: {setting:
     processes}), sizes ({name: [N]}), processes, kernels, groups (lists
     of namespaces), step (evidence-gpu's name of the groups' step).
     ManifestError when it is missing, unreadable or inconsistent."""
@@ -131,12 +132,16 @@ def load(path=PATH):
     except (KeyError, AttributeError, TypeError) as e:
         raise ManifestError(f"{path}: missing or malformed: {e}") from e
     depths = SimpleNamespace(**{k: _ints(d, k, "depths") for k in (
-        "exercise", "compile", "blocked")}, refused=d.get("refused"))
+        "exercise", "compile", "blocked", "deep")},
+        refused=d.get("refused"))
     depths.deeper = depths.exercise[1:]
     if type(depths.refused) is not int or \
             depths.refused <= depths.compile[-1]:
         raise ManifestError("depths.refused: want a whole number past "
                             "depths.compile")
+    if min(depths.deep) < depths.refused:
+        raise ManifestError("depths.deep: want depths from depths.refused "
+                            "on (what static shared memory refuses)")
     if depths.compile != list(range(depths.compile[0],
                                     depths.compile[-1] + 1)):
         raise ManifestError("depths.compile: the depths must be consecutive")
@@ -177,7 +182,8 @@ def make_text(m):
         f"EXERCISE_DEPTHS := {' '.join(map(str, d.exercise))}",
         f"DEPTHS := {' '.join(map(str, d.compile))}",
         f"BLOCKED_DEPTHS := {' '.join(map(str, d.blocked))}",
-        f"TOO_DEEP := {d.refused}", ""])
+        f"TOO_DEEP := {d.refused}",
+        f"DEEP_DEPTHS := {' '.join(map(str, d.deep))}", ""])
 
 
 def shell_text(m):
@@ -201,7 +207,7 @@ def shell_text(m):
 def _lists(m):
     """{placeholder: [values]} of the lists a schema template may name."""
     out = {f"depths.{k}": getattr(m.depths, k)
-           for k in ("exercise", "compile", "blocked", "deeper")}
+           for k in ("exercise", "compile", "blocked", "deeper", "deep")}
     out.update({f"sizes.{k}": v for k, v in m.sizes.items()})
     out.update({"residency.dial": list(m.residency.dial),
                 "residency.groups": list(m.residency.groups),

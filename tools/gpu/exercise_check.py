@@ -1,5 +1,10 @@
 """exercise_check: check part 2 of the exercise, the pipelined main loop
-written in day74.nw's chunk <<exercise: your pipelined main loop>>.
+written in day74.nw's chunk <<exercise: your pipelined main loop>>, or
+(--exercise deep-student, deep-solution) part 1, the stages in dynamic
+shared memory of <<exercise: the stages in dynamic shared memory>>: the
+same steps, with the model at the exercise's and the deep depths of
+tools/manifest.toml, step 2 at the deepest, and step 4 checking that the
+PTX declares 16-byte aligned dynamic shared memory (.extern .shared).
 
 Usage: python3 -m tools.gpu.exercise_check [--exercise student|solution]
   [--arch sm_80] [--stages 2] [--nvccflags FLAGS]. Reads
@@ -22,6 +27,7 @@ wrong PTX, wrong results or a failed run; 2 usage.
 import argparse
 import functools
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -33,8 +39,11 @@ from tools.lit import litlib
 from tools.model import check as model
 
 CHUNK = "<<exercise: your pipelined main loop>>="
-NOT_WRITTEN = ("not yet written: edit the chunk " + CHUNK[:-1] + " at line {} "
-               "of day74.nw (exercises/README.md says how)")
+DEEP_CHUNK = "<<exercise: the stages in dynamic shared memory>>="
+NOT_WRITTEN = ("not yet written: edit the chunk {chunk} at line {line} of "
+               "day74.nw (exercises/README.md says how)")
+EXTERN = re.compile(r"^\s*\.extern \.shared \.align (\d+) \.b8 (\S+)\[\];",
+                    re.M)
 NO_GPU = "no GPU here: the run and the timing were skipped"
 NO_NVCC = ("nvcc not found: the sm_80 compile, the PTX check and the GPU run "
            "were skipped")
@@ -72,7 +81,8 @@ def ptx_findings(ptx):
 
 
 def gpu_checks(binary, lesson, who):
-    """Step 4 (no timeout: the program has a watchdog); the exit status."""
+    """Step 5 (no timeout: the program has a watchdog); the exit status.
+    lesson None (part 1): binary's piped/sync alone, no comparison."""
     def than(x, y):  # ratio x against y, NOISE either way
         return ("faster than" if x < y - NOISE else "slower than"
                 if x > y + NOISE else "as fast as")
@@ -89,7 +99,7 @@ def gpu_checks(binary, lesson, who):
     print(f"PASS {who} gives the synchronous kernel's bytes (memcmp) and "
           "matches the CPU reference at N = 512, 1024 and 2048.")
     got = []
-    for b in binary, lesson:
+    for b in [binary] + [lesson] * bool(lesson):
         csv = os.path.join(OUT, os.path.basename(b) + "-timing.csv")
         p = run([b, "--sizes", "2048,4096", "--csv", csv])
         if p.returncode:
@@ -97,14 +107,15 @@ def gpu_checks(binary, lesson, who):
             return 1
         got.append({r["n"]: r["piped_over_sync"] for r in
                     litlib.read_stamped_csv(csv)[1] if r["pair"] == "basic"})
-    rows = [(n, got[0][n], got[1][n]) for n in (2048, 4096)]
+    rows = [(n, got[0][n], got[-1][n]) for n in (2048, 4096)]
     print("Timing: piped/sync, the pipelined kernel's median time over the "
           "synchronous one's\n(below 1: the pipeline is faster).\n"
-          "      N  yours  cuda::pipeline\n" + "\n".join(
-              f"  {n:5d}  {y:5.3f}  {l:14.3f}" for n, y, l in rows))
+          "      N  yours" + "  cuda::pipeline" * bool(lesson) + "\n" +
+          "\n".join(f"  {n:5d}  {y:5.3f}" + f"  {l:14.3f}" * bool(lesson)
+                    for n, y, l in rows))
     for n, y, l in rows:
-        print(f"At N = {n}, {who} is {than(y, 1.0)} the synchronous kernel "
-              f"and {than(y, l)} cuda::pipeline.")
+        print(f"At N = {n}, {who} is {than(y, 1.0)} the synchronous kernel"
+              + f" and {than(y, l)} cuda::pipeline" * bool(lesson) + ".")
     print(f"(Differences under {NOISE} are run-to-run noise. These lines go "
           "in answers.md.)")
     return 0
@@ -113,24 +124,35 @@ def gpu_checks(binary, lesson, who):
 def main(argv):
     """The checks of the docstring, in order; returns the exit status."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--exercise", default="student",
-                    choices=("student", "solution"))
+    ap.add_argument("--exercise", default="student", choices=(
+        "student", "solution", "deep-student", "deep-solution"))
     for opt, default in (("arch", "sm_80"), ("stages", "2"),
                          ("nvccflags", "-std=c++17 -O3 -lineinfo")):
         ap.add_argument("--" + opt, default=default)
     a = ap.parse_args(argv)
     src, ptx = f"build/exercises/{a.exercise}.cu", f"{OUT}/{a.exercise}.ptx"
-    who = "your loop" if a.exercise == "student" else "the solution"
+    deep = a.exercise.startswith("deep-")
+    who = ("your stages" if deep else "your loop") if a.exercise.endswith(
+        "student") else "the solution"
+    depths = manifest.load().depths
+    stages = sorted({*depths.exercise, *(depths.deep if deep else ()),
+                     int(a.stages)})
+    # nvcc at the deepest depth; past the exercise's, it must be allowed
+    ptx_stages = max(stages) if deep else int(a.stages)
+    allow = ["-DALLOW_DEEP_PIPELINE"] * (ptx_stages > max(depths.exercise))
     if not os.path.isfile(src):
         ap.error(f"{src} is missing: make exercise-check tangles it")
     if "DAY74_EXERCISE_NOT_YET_WRITTEN" in litlib.read_text(src):
         lines = litlib.read_text("day74.nw").splitlines()
-        print(NOT_WRITTEN.format(lines.index(CHUNK) + 1))
+        chunk = DEEP_CHUNK if deep else CHUNK
+        print(NOT_WRITTEN.format(chunk=chunk[:-1],
+                                 line=lines.index(chunk) + 1))
         return 1
     os.makedirs(OUT, exist_ok=True)
     try:
         p = run([os.environ.get("NVCC", "nvcc"), *shlex.split(a.nvccflags),
-                 "-arch=sm_80", f"-DSTAGES={a.stages}", "-Ibuild", "-ptx",
+                 "-arch=sm_80", f"-DSTAGES={ptx_stages}", *allow, "-Ibuild",
+                 "-ptx",
                  src, "-o", ptx + ".tmp"])
     except FileNotFoundError:
         p = None
@@ -138,17 +160,19 @@ def main(argv):
     if p is not None:
         print(p.stdout + p.stderr, end="")
         if p.returncode:
-            print(f"FAIL {who} does not compile for sm_80: the messages "
-                  "above name the lines of day74.nw to fix.")
+            print(f"FAIL {who} does not compile for sm_80 at STAGES="
+                  f"{ptx_stages}: the messages above name the lines of "
+                  "day74.nw to fix.")
             return 1
         os.replace(ptx + ".tmp", ptx)
-        print(f"PASS {who} compiles for sm_80" + " (with the warnings above)"
-              * bool(p.stdout + p.stderr) + ".")
-    status, lines = model.check(
-        src, sorted({*manifest.load().depths.exercise, int(a.stages)}), who=who)
+        print(f"PASS {who} compiles for sm_80 at STAGES={ptx_stages}" +
+              " (with the warnings above)" * bool(p.stdout + p.stderr) + ".")
+    status, lines = model.check(src, stages, who=who)
     print("\n".join(lines))
     if status or p is None:
         return status
+    if deep:
+        return deep_ptx(litlib.read_text(ptx), who) or gpu_run(a, who, deep)
     found = ptx_findings(litlib.read_text(ptx))
     print(f"     matmulTilePiped's PTX holds {found['copy']} cp.async copies, "
           f"{found['commit_group']} cp.async.commit_group, {found['wait']} "
@@ -159,14 +183,39 @@ def main(argv):
         print(f"FAIL {who}: {bad[0]}.")
         return 1
     print("PASS they are the primitives' instructions, as part 2 asks.")
+    return gpu_run(a, who, deep)
+
+
+def deep_ptx(ptx, who):
+    """Part 1's PTX check: 1 (and a FAIL line) unless the PTX declares
+    dynamic shared memory aligned to 16 bytes or more, else 0."""
+    found = [(int(al), name) for al, name in EXTERN.findall(ptx)]
+    if not found:
+        print(f"FAIL {who}: the PTX declares no dynamic shared memory "
+              "(.extern .shared): the stages are not in it.")
+        return 1
+    if min(al for al, _ in found) < 16:
+        print(f"FAIL {who}: the PTX declares dynamic shared memory aligned "
+              f"to {min(al for al, _ in found)} bytes; the 16-byte cp.async "
+              "needs 16.")
+        return 1
+    print(f"PASS the PTX declares dynamic shared memory (.extern .shared "
+          f".align {found[0][0]}), as part 1 asks.")
+    return 0
+
+
+def gpu_run(a, who, deep):
+    """Step 5: build the file and the lesson's binary, run and time."""
     binary = f"build/{a.arch}-{a.stages}stages/exercises/{a.exercise}"
     lesson = f"build/{a.arch}-{a.stages}stages/pipelined_gemm"
     p = run([os.environ.get("MAKE", "make"), "--no-print-directory", binary,
-             lesson, f"ARCH={a.arch}", f"STAGES={a.stages}"])
+             *([] if deep else [lesson]), f"ARCH={a.arch}",
+             f"STAGES={a.stages}", *(["ALLOW_DEEP_PIPELINE=1"] * (
+                 int(a.stages) > max(manifest.load().depths.exercise)))])
     if p.returncode:
         print(f"{p.stdout}{p.stderr}FAIL make could not build {binary}.")
         return 1
-    return gpu_checks(binary, lesson, who)
+    return gpu_checks(binary, None if deep else lesson, who)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,18 @@ another, but fails in both. The orders only change which thread and which
 message come first. A pass says: in every order tried, at those depths and
 sizes, every read and every copy was ordered as the rules require.
 
+Dynamic shared memory (`extern __shared__`; CUDA C++ Programming Guide,
+"Technical Specifications per Compute Capability" for the limits): before
+it runs the block, the model calls the file's own entry points,
+day74_basic_configure and day74_basic_launch, which launch nothing but
+record the attribute cudaFuncAttributeMaxDynamicSharedMemorySize and the
+bytes the launch passes. A launch past 48 KiB without the attribute raised
+that far, or past 227 KiB (the most on compute capability 9.0), fails. The
+area has the launch's bytes, poisoned like static shared memory; its
+address has the alignment the declaration states and no more (the C++
+language promises no more), so a 16-byte copy into it declared with a
+smaller alignment fails; a copy past the launch's bytes fails.
+
 What it does not prove: speed; anything the hardware does beyond these
 rules (a copy that in fact lands early makes a wrong loop pass on a GPU;
 the model assumes the latest landing allowed); control flow that depends
@@ -88,6 +100,8 @@ from tools.lit import litlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAUNCH = re.compile(r"\b([A-Za-z_]\w*)\s*<<<(.*?)>>>\s*\(")
+DYNAMIC = re.compile(r"\bextern\s+__shared__\s+([^;\[\]]*?)\s*\b([A-Za-z_]\w*)"
+                     r"\s*\[\s*\]\s*;")
 APPENDIX = """
 // Appended by tools/model/check.py: the tile the model names slices with.
 extern "C" const int lit_block_k = kBlockK;
@@ -95,6 +109,16 @@ extern "C" const std::size_t lit_stage_bytes = sizeof(StageTiles);
 extern "C" const int lit_threads = kThreads;
 extern "C" const int lit_tile = kBlockM;
 extern "C" const int lit_stages = kStages;
+// The program's own path to matmulTilePiped: configure, then launch.
+extern "C" int lit_launch_piped(const float* a, const float* b, float* c,
+                                int n)
+{
+    day74_kernel_info info;
+    cudaError_t err = day74_basic_configure(DAY74_PIPED, 0, &info);
+    if (err == cudaSuccess)
+        err = day74_basic_launch(DAY74_PIPED, a, b, c, n, 0, nullptr);
+    return static_cast<int>(err);
+}
 """
 ORDERS = "lockstep, forward, reverse and shuffled"
 run = functools.partial(subprocess.run, capture_output=True, text=True)
@@ -126,10 +150,14 @@ def model_object(out):
 
 def host_source(src):
     """The kernel file's text as host C++: each launch `k<<<...>>>(`
-    becomes `LIT_LAUNCH(k, ...)(` (which launches nothing), and the
-    tile's constants are exported for the model."""
-    return LAUNCH.sub(r"LIT_LAUNCH(\1, \2)(", litlib.read_text(src)) + \
-        APPENDIX
+    becomes `LIT_LAUNCH(k, ...)(` (which records the launch's dynamic
+    shared memory and launches nothing), each `extern __shared__ T
+    name[];` becomes `LIT_DYNAMIC_SHARED(name, T);` (lit_gpu.h: a pointer
+    to the launch's dynamic shared memory, on the same line), and the
+    tile's constants and the program's launch are exported for the
+    model."""
+    text = LAUNCH.sub(r"LIT_LAUNCH(\1, \2)(", litlib.read_text(src))
+    return DYNAMIC.sub(r"LIT_DYNAMIC_SHARED(\2, \1);", text) + APPENDIX
 
 
 def stage_offset(binary):
@@ -217,8 +245,10 @@ def check(src, stages=None, sizes=(64, 128), who="the loop",
         if len(fields) != 5 or fields[0] != "FAIL":
             return 1, [p.stdout + p.stderr + f"FAIL the model stopped at "
                        f"STAGES={s} (exit {p.returncode})."]
+        when = "the launch" if fields[2] == "launch" else \
+            f"{fields[2]} order"
         return 1, [f"FAIL {who}, STAGES={s}, N={fields[1]} "
-                   f"({int(fields[1]) // 16} K-slices), {fields[2]} order: "
+                   f"({int(fields[1]) // 16} K-slices), {when}: "
                    f"{fields[3]}.{read_site(binary, fields[4])}"]
     return 0, [f"PASS {who} keeps the copy rules (PTX ISA: cp.async, "
                f"commit_group, wait_group, bar.sync) in the CPU model at "

@@ -5,6 +5,11 @@
 // The rules, and what the model leaves out, are in check.py's docstring;
 // each rule below names the PTX ISA section it comes from.
 //
+// Dynamic shared memory (extern __shared__, see lit_gpu.h): one area of
+// the same section, of the bytes the program's own entry point launches
+// matmulTilePiped with (lit_launch_piped, check.py's appendix), at an
+// address with the declared alignment and no more.
+//
 // Usage: model --sizes 64,128 --stage-offset BYTES
 // Prints one line: "PASS runs" or "FAIL\tN\torder\tmessage\ttrace" (trace:
 // a failing read's return addresses, offsets into the binary); exit 0 or 1.
@@ -33,6 +38,9 @@ extern "C" const int lit_threads;              // kThreads
 extern "C" const int lit_tile;                 // kBlockM == kBlockN
 extern "C" const int lit_stages;               // kStages
 extern "C" char __start_lit_shared[], __stop_lit_shared[];
+// The program's entry points: configure, then launch matmulTilePiped.
+extern "C" int lit_launch_piped(const float* a, const float* b, float* c,
+                                int n);
 
 dim3 threadIdx, blockIdx, blockDim, gridDim;
 
@@ -78,7 +86,19 @@ struct Use {                        // one use of a pipeline stage
 };
 
 int T, cur, n, pipeStages = 0;  // pipeStages: cuda::pipeline's depth
-long stageOff = -1;
+long stageOff = -1, stageOffArg = -1;  // -1: the stages are dynamic
+// CUDA C++ Programming Guide, "Technical Specifications per Compute
+// Capability": 48 KiB of shared memory per block without the opt-in
+// (cudaFuncAttributeMaxDynamicSharedMemorySize), 227 KiB with it (9.0).
+constexpr std::size_t kStaticMax = 48 * 1024, kOptInMax = 227 * 1024;
+constexpr std::size_t kAreaAlign = 256;
+__attribute__((section("lit_shared"), aligned(kAreaAlign)))
+char dynamicArea[kOptInMax + kAreaAlign];
+char* dynBase = nullptr;            // this launch's dynamic shared memory
+std::size_t dynBytes = 0, dynAlign = 0;
+Site dynSite;                       // its extern __shared__ declaration
+int maxDynamic = 0;                 // matmulTilePiped's attribute
+std::string launchError;
 bool lockstep;
 std::vector<Thread> th;
 constexpr std::size_t kStack = 256 * 1024;  // each thread's, kept across runs
@@ -294,6 +314,15 @@ int issue(Site s, void* dst, const void* src, std::size_t bytes,
     if (!(bytes == 4 || bytes == 8 || bytes == 16) || zfill > bytes)
         fail(fmt("thread %d copies %zu bytes at %s: cp.async copies 4, 8 or "
                  "16", t, bytes, at(s).c_str()));
+    const bool dynamic = d >= dynamicArea &&
+                         d < dynamicArea + sizeof dynamicArea;
+    if (dynamic && reinterpret_cast<std::uintptr_t>(d) % bytes)
+        fail(fmt("thread %d's copy at %s: its destination, byte %ld of "
+                 "dynamic shared memory, is not %zu-byte aligned: the "
+                 "extern __shared__ array at %s is declared %zu-byte "
+                 "aligned, and that is all its address is promised", t,
+                 at(s).c_str(), static_cast<long>(d - dynBase), bytes,
+                 at(dynSite).c_str(), dynAlign));
     if (d < __start_lit_shared || d + bytes > __stop_lit_shared ||
         reinterpret_cast<std::uintptr_t>(d) % bytes ||
         reinterpret_cast<std::uintptr_t>(src) % bytes)
@@ -316,6 +345,16 @@ int issue(Site s, void* dst, const void* src, std::size_t bytes,
                                lit_block_k);
     const std::size_t first = (d - __start_lit_shared) / 4;
     const std::string into = place(first);
+    if (dynamic && (!dynBase || d < dynBase || d + bytes > dynBase +
+                    dynBytes))
+        fail(fmt("thread %d's copy of K-slice %d's %c into %s (%s) writes "
+                 "bytes %ld to %ld of dynamic shared memory, past the %zu "
+                 "bytes the launch gives matmulTilePiped: the launch's "
+                 "bytes (kStageBytes) must cover all %d stages, %zu bytes",
+                 t, c.slice, tile, into.c_str(), at(s).c_str(),
+                 static_cast<long>(d - dynBase),
+                 static_cast<long>(d - dynBase + bytes) - 1, dynBytes,
+                 lit_stages, lit_stages * lit_stage_bytes));
     c.stage = -1;
     const int id = static_cast<int>(copies.size());
     for (std::size_t i = first; i < first + bytes / 4; ++i) {
@@ -512,6 +551,47 @@ void pipeRelease(PipeHandle& p, const char* f, int l)
     step();
 }
 
+void* dynamicShared(std::size_t align, const char* file, int line)
+{
+    if (align == 0 || (align & (align - 1)) || align > kAreaAlign) {
+        std::fprintf(stderr, "model: %s:%d: dynamic shared memory aligned "
+                     "to %zu bytes is not modelled\n", file, line, align);
+        std::exit(2);
+    }
+    dynAlign = align, dynSite = Site{file, line};
+    dynBase = dynamicArea + (align < kAreaAlign ? align : 0);
+    if (stageOffArg < 0)   // the stages are carved from its start
+        stageOff = dynBase - __start_lit_shared;
+    return dynBase;
+}
+
+void setMaxDynamic(const void* kernel, int bytes)
+{
+    if (kernel == reinterpret_cast<const void*>(&matmulTilePiped))
+        maxDynamic = bytes;
+}
+
+// The runtime refuses a launch whose dynamic shared memory passes 48 KiB
+// without the attribute raised that far, or passes the opt-in limit.
+void launched(const void* kernel, std::size_t bytes)
+{
+    if (kernel != reinterpret_cast<const void*>(&matmulTilePiped))
+        return;
+    dynBytes = bytes;
+    if (bytes > kOptInMax)
+        launchError = fmt("the launch of matmulTilePiped asks for %zu bytes "
+                          "of dynamic shared memory, past the %zu a block "
+                          "may have (compute capability 9.0)", bytes,
+                          kOptInMax);
+    else if (bytes > kStaticMax && bytes > static_cast<std::size_t>(
+                 maxDynamic))
+        launchError = fmt("the launch of matmulTilePiped asks for %zu bytes "
+                          "of dynamic shared memory, past 48 KiB, while its "
+                          "cudaFuncAttributeMaxDynamicSharedMemorySize is %d:"
+                          " the runtime refuses the launch", bytes,
+                          maxDynamic);
+}
+
 namespace {
 
 void entry()
@@ -634,7 +714,7 @@ int main(int argc, char** argv)
                  s = std::strtok(nullptr, ","))
                 sizes.push_back(std::atoi(s));
         else if (!std::strcmp(argv[i], "--stage-offset"))
-            stageOff = std::atol(argv[i + 1]);
+            stageOffArg = std::atol(argv[i + 1]);
     }
     T = lit_threads;
     blockDim = dim3(static_cast<unsigned>(T));
@@ -652,6 +732,15 @@ int main(int argc, char** argv)
                 A[i * n + k] = static_cast<float>((i * 7 + k * 3) % 5 - 2);
                 B[i * n + k] = static_cast<float>((i * 5 + k * 11) % 7 - 3);
             }
+        stageOff = stageOffArg, launchError.clear();
+        const int err = lit_launch_piped(A.data(), B.data(), C.data(), n);
+        if (err || !launchError.empty()) {
+            std::printf("FAIL\t%d\tlaunch\t%s\t\n", n, launchError.empty()
+                        ? fmt("the program's launch of matmulTilePiped "
+                              "returned error %d", err).c_str()
+                        : launchError.c_str());
+            return 1;
+        }
         for (int o = 0; o < 4; ++o) {
             std::vector<int> order(T);
             for (int t = 0; t < T; ++t)

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #define __global__
 #define __device__
@@ -18,6 +19,16 @@
 // Every __shared__ variable lands in one section, which the model poisons
 // at the start of each block and tracks word by word.
 #define __shared__ static __attribute__((section("lit_shared"), aligned(16)))
+#define __align__(n) alignas(n)
+// `extern __shared__ T name[];` (dynamic shared memory, in a function):
+// check.py rewrites it to LIT_DYNAMIC_SHARED(name, T), a pointer to the
+// block's dynamic shared memory, sized by the launch, whose address has
+// the declared alignment and no more (the model's dynamicShared()).
+#define LIT_DYNAMIC_SHARED(name, ...)                                        \
+    struct lit_dynamic_##name { __VA_ARGS__ name[1]; };                      \
+    auto* const name = static_cast<                                          \
+        std::remove_reference_t<decltype(lit_dynamic_##name::name[0])>*>(    \
+        lit::dynamicShared(alignof(lit_dynamic_##name), __FILE__, __LINE__))
 
 struct dim3 {
     unsigned x, y, z;
@@ -34,6 +45,11 @@ void memcpyAsync(const char* file, int line, void* dst, const void* src,
 void commit(const char* file, int line);
 void waitPrior(std::size_t n, const char* file, int line);
 float fma(float a, float b, float c);
+// The launch's dynamic shared memory, aligned to `align` exactly.
+void* dynamicShared(std::size_t align, const char* file, int line);
+// What the runtime is told: the attribute, and each launch's bytes.
+void setMaxDynamic(const void* kernel, int bytes);
+void launched(const void* kernel, std::size_t dynamicBytes);
 // cuda::pipeline at block scope: the model keeps the shared state; each
 // thread's object holds its head and tail (counts of stage uses).
 struct PipeHandle { long head = 0, tail = 0; };
@@ -127,16 +143,28 @@ enum { cudaSharedmemCarveoutDefault = -1,
 struct cudaFuncAttributes {
     std::size_t sharedSizeBytes; int numRegs, ptxVersion, binaryVersion;
 };
-inline cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute, int)
-{ return cudaSuccess; }
+inline cudaError_t cudaFuncSetAttribute(const void* fn, cudaFuncAttribute a,
+                                       int value)
+{
+    if (a == cudaFuncAttributeMaxDynamicSharedMemorySize)
+        lit::setMaxDynamic(fn, value);
+    return cudaSuccess;
+}
 inline cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, const void*)
 { *a = cudaFuncAttributes(); return cudaSuccess; }
 inline cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(
     int* b, const void*, int, std::size_t) { *b = 1; return cudaSuccess; }
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }
 // kernel<<<grid, block, bytes, stream>>>(args): check.py rewrites it to
-// LIT_LAUNCH(kernel, grid, block, bytes, stream)(args), which does nothing.
-struct LitNoLaunch { template <class... A> void operator()(A&&...) const {} };
-#define LIT_LAUNCH(...) LitNoLaunch()
+// LIT_LAUNCH(kernel, grid, block, bytes, stream)(args), which records the
+// dynamic shared memory asked for (the model runs the kernel itself).
+struct LitLaunch {
+    template <class K>
+    LitLaunch(K* kernel, dim3, dim3, std::size_t bytes = 0,
+              cudaStream_t = nullptr)
+    { lit::launched(reinterpret_cast<const void*>(kernel), bytes); }
+    template <class... A> void operator()(A&&...) const {}
+};
+#define LIT_LAUNCH(...) LitLaunch(__VA_ARGS__)
 
 #endif
