@@ -30,19 +30,19 @@ def span(text, name):
     return start, text.index("\n@\n", start - 1) + 1
 
 
-def chunk(folder, body):
-    """Set the chunk in folder's day74.nw; returns body's first line."""
+def chunk(folder, body, name="exercise: your pipelined main loop"):
+    """Set chunk name in folder's day74.nw; returns body's first line."""
     path = pathlib.Path(folder, "day74.nw")
     text = path.read_text(encoding="utf-8")
-    start, end = span(text, "exercise: your pipelined main loop")
+    start, end = span(text, name)
     path.write_text(text[:start] + body + text[end:], encoding="utf-8")
     return text[:start].count("\n") + 1
 
 
 def test_stub(scratch):
     """The stub: the one line, no compiler, exit 1 (make's own: 2)."""
-    want = ec.NOT_WRITTEN.format(
-        chunk(scratch, "DAY74_EXERCISE_NOT_YET_WRITTEN\n") - 1) + "\n"
+    want = ec.NOT_WRITTEN.format(chunk=ec.CHUNK[:-1], line=chunk(
+        scratch, "DAY74_EXERCISE_NOT_YET_WRITTEN\n") - 1) + "\n"
     p = make(scratch, "exercise-check")
     assert (p.returncode, p.stdout) == (2, want), p.stderr
     assert re.fullmatch(r"make: \*\*\* \[Makefile:\d+: exercise-check\] "
@@ -192,3 +192,78 @@ def test_gpu_path(tmp_path, monkeypatch, capsys, rc, out, status):
         os.symlink(os.path.join(FIXTURES, "exercise", "stand-in"), name)
     assert ec.gpu_checks("./student", "./lesson", "your loop") == status
     assert out in capsys.readouterr().out
+
+
+# Part 1: the stages in dynamic shared memory, at the deep depths.
+DEEP = "exercise: the stages in dynamic shared memory"
+DEEP_DEPTHS = ",".join(map(str, manifest.load().depths.deep))
+SOLUTION_BODY = """constexpr std::size_t kStageBytes = {bytes};
+
+__device__ __forceinline__ StageTiles* dynamicStages()
+{{
+    extern __shared__ {align}unsigned char dynamicSmem[];
+    return reinterpret_cast<StageTiles*>(dynamicSmem{offset});
+}}
+"""
+RIGHT = dict(bytes="kStages * sizeof(StageTiles)", align="__align__(16) ",
+             offset="")
+# Each wrong part 1 (the solution, one thing changed) and its message.
+DEEP_WRONG = {
+    "launch-too-small": (dict(bytes="(kStages - 1) * sizeof(StageTiles)"),
+                         r"STAGES=6, .*writes bytes 40960 to 40975 of "
+                         r"dynamic shared memory, past the 40960 bytes the "
+                         r"launch gives matmulTilePiped: the launch's bytes "
+                         r"\(kStageBytes\) must cover all 6 stages, 49152"),
+    "not-aligned": (dict(align=""), r"STAGES=6, .*its destination, byte 0 of "
+                    r"dynamic shared memory, is not 16-byte aligned: the "
+                    r"extern __shared__ array at day74\.nw:\d+ is declared "
+                    r"1-byte aligned"),
+    "carved-off-16": (dict(offset=" + 8"), r"STAGES=6, .*byte 8 of dynamic "
+                      r"shared memory, is not 16-byte aligned"),
+    "past-opt-in": (dict(bytes="kStages * sizeof(StageTiles) * 4"),
+                    r"STAGES=8, N=64 \(4 K-slices\), the launch: the launch "
+                    r"of matmulTilePiped asks for 262144 bytes of dynamic "
+                    r"shared memory, past the 232448")}
+
+
+def deep_student(folder, **change):
+    """Part 1's chunk set to the solution with `change`, tangled; returns
+    the model's command for build/exercises/deep-student.cu."""
+    chunk(folder, SOLUTION_BODY.format(**{**RIGHT, **change}), DEEP)
+    p = make(folder, "build/exercises/deep-student.cu", "build/kernels.h")
+    assert p.returncode == 0, p.stdout + p.stderr
+    return CHECK_MODEL + ["build/exercises/deep-student.cu", "--stages",
+                          DEEP_DEPTHS, "--who", "your stages"]
+
+
+def test_deep_solution_passes_model():
+    """The page's part 1 passes the model at the deep depths (6 and 8
+    stages: past the 48 KiB of static shared memory)."""
+    p = run(CHECK_MODEL + ["build/exercises/deep-solution.cu", "--stages",
+                           DEEP_DEPTHS, "--who", "the solution"])
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.startswith("PASS the solution keeps the copy rules ") \
+        and f"at STAGES={DEEP_DEPTHS}, N = 64, 128" in p.stdout, p.stdout
+
+
+@pytest.mark.parametrize("name", sorted(DEEP_WRONG))
+def test_wrong_deep_stages_fail(scratch, name):
+    """Each wrong part 1 fails in the model at the deep depths, saying
+    what is wrong; the same body, right, passes (the control)."""
+    change, want = DEEP_WRONG[name]
+    p = run(deep_student(scratch, **change), cwd=scratch)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert re.search(r"^FAIL your stages, " + want, p.stdout), p.stdout
+
+
+def test_deep_stub_and_right_chunk(scratch):
+    """make exercise-check PART=1: the stub says not yet written (the
+    chunk's line); the solution's text in the student's chunk passes the
+    model at the deep depths."""
+    line = chunk(scratch, "DAY74_EXERCISE_NOT_YET_WRITTEN\n", DEEP) - 1
+    p = make(scratch, "exercise-check", "PART=1")
+    assert p.returncode == 2 and p.stdout == ec.NOT_WRITTEN.format(
+        chunk=ec.DEEP_CHUNK[:-1], line=line) + "\n", p.stdout + p.stderr
+    p = run(deep_student(scratch), cwd=scratch)
+    assert p.returncode == 0 and p.stdout.startswith("PASS your stages"), \
+        p.stdout
