@@ -288,6 +288,11 @@ endef
 $(eval $(call CK_RULES,,$(CHECK_CU),$(CK_SRC)))
 $(eval $(call CK_RULES,blocked-,$(CHECK_BLOCKED),$(CHECK_BLOCKED_DEPS) \
   tools/compile/run-nvcc.sh | $(CHECK_BLOCKED) build/kernels.h))
+# Part 1's dynamic version (deep-ARCH-sN), at the manifest's deep depths.
+CHECK_DEEP := build/exercises/deep-solution.cu
+$(eval $(call CK_RULES,deep-,$(CHECK_DEEP),\
+  build/clean/exercises/deep-solution.cu build/clean/kernels.h tools/compile/run-nvcc.sh | $(CHECK_DEEP) \
+  build/kernels.h))
 
 $(CK)/%.sass: $(CK)/%.cubin
 	@$(NEED) $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip
@@ -310,12 +315,13 @@ $(CK)/sm80-check-s%.json: $(CK_TOOLS) $(foreach u,/ /blocked-,\
 
 $(CK)/stage-limits.json: $(CK_TOOLS) $(CK)/sm_80-s$(TOO_DEEP).refused \
     $(foreach a,$(SASS_ARCHES),$(DEPTHS:%=$(CK)/$(a)-s%.cubin) \
-      $(BLOCKED_DEPTHS:%=$(CK)/blocked-$(a)-s%.cubin)) | $(CHECK_BLOCKED)
+      $(BLOCKED_DEPTHS:%=$(CK)/blocked-$(a)-s%.cubin) \
+      $(DEEP_DEPTHS:%=$(CK)/deep-$(a)-s%.cubin)) | $(CHECK_BLOCKED)
 	@$(PY) -m tools.compile.checks stages --dir $(CK) --arch $(SASS_ARCHES) \
 	  --refused $(CK)/sm_80-s$(TOO_DEEP).refused --stages $(DEPTHS) \
 	  --refused-stages $(TOO_DEEP) --tile-source $(CHECK_CU) \
 	  --blocked-stages $(BLOCKED_DEPTHS) --blocked-source $(CHECK_BLOCKED) \
-	  --out $@ >/dev/null
+	  --deep-stages $(DEEP_DEPTHS) --out $@ >/dev/null
 
 sm80-check: $(CK)/sm80-check-s$(STAGES).json ## no GPU: where the cp.async are
 	@cat $(CK)/sm80-check-s$(STAGES).txt

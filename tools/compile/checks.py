@@ -31,6 +31,7 @@ import time
 from collections import Counter
 
 from tools import manifest
+from tools.facts import derive
 from tools.lit import litlib
 
 KERNELS = {"piped": "matmulTilePiped", "sync": "matmulTileSync",
@@ -332,6 +333,55 @@ def analyse_blocked(reports, source, fail):
             "over_limit_from": min(over, default=None)}
 
 
+# CUDA C++ Programming Guide, "Technical Specifications per Compute
+# Capability": shared memory per SM (bytes), per block with the opt-in,
+# reserved per block by the system; registers and warps are those of
+# tools/facts/derive.py's rule, the same on 8.0 and 9.0.
+SMEM_PER_SM = {"sm_80": 164 * 1024, "sm_90": 228 * 1024}
+SMEM_OPT_IN = {"sm_80": 163 * 1024, "sm_90": 227 * 1024}
+SMEM_RESERVED = 1024
+
+
+def blocks_per_sm(arch, registers, smem_bytes):
+    """Resident blocks per SM of a 256-thread kernel using
+    `registers` per thread and `smem_bytes` of shared memory per block
+    (static plus dynamic) on arch (sm_80, sm_90): the least of the
+    register, warp, block and shared-memory limits (module constants);
+    0 past the opt-in limit (the launch fails)."""
+    if smem_bytes > SMEM_OPT_IN[arch]:
+        return 0
+    return min(derive.blocks_per_sm_cc80(registers),
+               SMEM_PER_SM[arch] // (smem_bytes + SMEM_RESERVED))
+
+
+def deep_rows(a, fail, tile):
+    """Part 1's dynamic version at a.deep_stages: {arch: {depth: {...}}}
+    from DIR/deep-ARCH-sN.ptxas.txt, and the summary lines."""
+    table, lines = {}, ["  part 1, the stages in dynamic shared memory "
+                        "(exercises/deep-solution.cu): STAGES x "
+                        f"{tile} B dynamic + static pipeline state"]
+    for arch in a.arch:
+        for n in a.deep_stages:
+            ks = by_role(ptxas_report(litlib.read_text(os.path.join(
+                a.dir, f"deep-{arch}-s{n}.ptxas.txt"))))
+            if len(ks["piped"]) != 1:
+                fail(f"{arch} STAGES={n}: no ptxas report for the deep "
+                     "piped kernel")
+                continue
+            p = ks["piped"][0][1]
+            total = p["smem_bytes"] + n * tile
+            row = dict(p, dynamic_bytes=n * tile, total_bytes=total,
+                       blocks_per_sm=blocks_per_sm(arch, p["registers"],
+                                                   total))
+            table.setdefault(arch, {})[str(n)] = row
+            lines.append(
+                f"  {arch} STAGES={n}: matmulTilePiped {p['registers']} "
+                f"regs, {p['smem_bytes']} B static + {n * tile} B dynamic "
+                f"= {total} B, {row['blocks_per_sm']} blocks/SM; spills "
+                f"{p['spill_bytes']} B")
+    return table, lines
+
+
 def stages(a, fail):
     """The stages check of a's files: fail(message) per finding; returns
     (result dict, summary lines)."""
@@ -406,6 +456,9 @@ def stages(a, fail):
                      f"{step - tile} of pipeline state")
     lines.append(f"  STAGES={a.refused_stages} with -DALLOW_DEEP_PIPELINE: "
                  f"nvcc exit {status}: \"{res['refused']['static_assert']}\"")
+    if a.deep_stages:
+        res["deep"], more = deep_rows(a, fail, tile)
+        lines += more
     if a.blocked_stages:
         res["blocked"] = b = analyse_blocked(reports(
             "blocked-", a.blocked_stages), litlib.read_text(
@@ -589,6 +642,7 @@ def main(argv=None):
     s.add_argument("--tile-source", required=True)
     s.add_argument("--blocked-stages", nargs="*", type=int, default=[])
     s.add_argument("--blocked-source")
+    s.add_argument("--deep-stages", nargs="*", type=int, default=[])
     e.add_argument("--nvcc", default="nvcc")
     e.add_argument("--cuobjdump")
     e.add_argument("--source-hash", required=True)

@@ -13,7 +13,8 @@ only if the one before passed: (1) the stub's token: one line, no
 compiler; (2) nvcc -ptx -arch=sm_80 (the #line tangle: errors name
 day74.nw's lines; without nvcc, steps 2 and 4 are skipped, said so);
 (3) the CPU model of the copy rules (tools/model/check.py, any machine):
-one block at the exercise's depths of tools/manifest.toml (and --stages) and N = 64, 128, in four
+one block at the exercise's depths of tools/manifest.toml (and
+--stages) and N = 64, 128, in four
 thread orders, names the thread, K-slice, stage and lines of a broken
 rule; (4) matmulTilePiped's PTX holds cp.async copies, commit_group,
 wait_group, bar.sync, no mbarrier arrive (cuda::pipeline, named as
