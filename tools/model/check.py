@@ -72,7 +72,9 @@ it runs the block, the model calls the file's own entry points,
 day74_basic_configure and day74_basic_launch, which launch nothing but
 record the attribute cudaFuncAttributeMaxDynamicSharedMemorySize and the
 bytes the launch passes. A launch past 48 KiB without the attribute raised
-that far, or past 227 KiB (the most on compute capability 9.0), fails. The
+that far, or past 227 KiB (the most on compute capability 9.0), fails
+(the kernel's static shared memory is not added: make stage-limits
+counts it from ptxas). The
 area has the launch's bytes, poisoned like static shared memory; its
 address has the alignment the declaration states and no more (the C++
 language promises no more), so a 16-byte copy into it declared with a
