@@ -218,7 +218,7 @@ DEEP_WRONG = {
                     r"dynamic shared memory, is not 16-byte aligned: the "
                     r"extern __shared__ array at day74\.nw:\d+ is declared "
                     r"1-byte aligned"),
-    "carved-off-16": (dict(offset=" + 8"), r"STAGES=6, .*byte 8 of dynamic "
+    "carved-at-byte-8": (dict(offset=" + 8"), r"STAGES=6, .*byte 8 of dynamic "
                       r"shared memory, is not 16-byte aligned"),
     "past-opt-in": (dict(bytes="kStages * sizeof(StageTiles) * 4"),
                     r"STAGES=8, N=64 \(4 K-slices\), the launch: the launch "
@@ -267,3 +267,18 @@ def test_deep_stub_and_right_chunk(scratch):
     p = run(deep_student(scratch), cwd=scratch)
     assert p.returncode == 0 and p.stdout.startswith("PASS your stages"), \
         p.stdout
+
+
+@pytest.mark.parametrize("ptx,status,out", [
+    (".extern .shared .align 16 .b8 _ZZ13dynamicStagesvE11dynamicSmem[];",
+     0, "PASS the PTX declares dynamic shared memory (.extern .shared "
+     ".align 16)"),
+    (".extern .shared .align 1 .b8 _ZZ13dynamicStagesvE11dynamicSmem[];",
+     1, "FAIL your stages: the PTX declares dynamic shared memory aligned "
+     "to 1 bytes; the 16-byte cp.async needs 16."),
+    (".shared .align 16 .b8 _ZZ15matmulTilePipedE5stage[16384];", 1,
+     "FAIL your stages: the PTX declares no dynamic shared memory")])
+def test_deep_ptx(capsys, ptx, status, out):
+    """Part 1's PTX check: dynamic shared memory, 16-byte aligned."""
+    assert ec.deep_ptx("\n" + ptx + "\n", "your stages") == status
+    assert capsys.readouterr().out.startswith(out)

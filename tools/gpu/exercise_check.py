@@ -206,9 +206,19 @@ def deep_ptx(ptx, who):
 
 
 def gpu_run(a, who, deep):
-    """Step 5: build the file and the lesson's binary, run and time."""
+    """Step 5: build the file and the lesson's binary, run and time.
+    Part 1 asks a built lesson binary first whether there is a GPU (exit
+    3 or 4: none, or too old), and builds nothing when there is none."""
     binary = f"build/{a.arch}-{a.stages}stages/exercises/{a.exercise}"
     lesson = f"build/{a.arch}-{a.stages}stages/pipelined_gemm"
+    probe = next((b for b in (lesson, "build/pipelined_gemm")
+                  if os.path.isfile(b)), None)
+    if deep and probe:
+        rc = run([probe, "--sizes", "512", "--check-only"]).returncode
+        if rc in (3, 4):
+            print(NO_GPU + " (the card is older than sm_80)" * (rc == 4) +
+                  ". On a GPU this command also runs and times it.")
+            return 0
     p = run([os.environ.get("MAKE", "make"), "--no-print-directory", binary,
              *([] if deep else [lesson]), f"ARCH={a.arch}",
              f"STAGES={a.stages}", *(["ALLOW_DEEP_PIPELINE=1"] * (
