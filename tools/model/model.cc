@@ -86,7 +86,7 @@ struct Use {                        // one use of a pipeline stage
 };
 
 int T, cur, n, pipeStages = 0;  // pipeStages: cuda::pipeline's depth
-long stageOff = -1, stageOffArg = -1;  // -1: the stages are dynamic
+long stageOff = -1;  // -1: no static stage array (dynamic: at dynBase)
 // CUDA C++ Programming Guide, "Technical Specifications per Compute
 // Capability": 48 KiB of shared memory per block without the opt-in
 // (cudaFuncAttributeMaxDynamicSharedMemorySize), 227 KiB with it (9.0).
@@ -165,12 +165,16 @@ std::string threads(const std::vector<int>& ts)  // "threads 1-3, 7"
 void yield() { swapcontext(&th[cur].ctx, &mainCtx); }
 void step() { if (lockstep) yield(); }   // lockstep: one primitive a turn
 
-// Where shared word i sits: "stage 1's A tile".
+// Where shared word i sits: "stage 1's A tile" (the stages: the static
+// array, else carved from the start of dynamic shared memory).
 std::string place(std::size_t i)
 {
-    const long off = static_cast<long>(i * 4) - stageOff;
+    const long at = stageOff >= 0 ? stageOff
+                    : dynBase ? static_cast<long>(dynBase - __start_lit_shared)
+                              : -1;
+    const long off = static_cast<long>(i * 4) - at;
     const long sb = static_cast<long>(lit_stage_bytes);
-    if (stageOff < 0 || off < 0 || off >= lit_stages * sb)
+    if (at < 0 || off < 0 || off >= lit_stages * sb)
         return fmt("shared memory (byte %zu of the block's)", i * 4);
     return fmt("stage %ld's %c tile", off / sb, off % sb < sb / 2 ? 'A' : 'B');
 }
@@ -560,8 +564,6 @@ void* dynamicShared(std::size_t align, const char* file, int line)
     }
     dynAlign = align, dynSite = Site{file, line};
     dynBase = dynamicArea + (align < kAreaAlign ? align : 0);
-    if (stageOffArg < 0)   // the stages are carved from its start
-        stageOff = dynBase - __start_lit_shared;
     return dynBase;
 }
 
@@ -714,7 +716,7 @@ int main(int argc, char** argv)
                  s = std::strtok(nullptr, ","))
                 sizes.push_back(std::atoi(s));
         else if (!std::strcmp(argv[i], "--stage-offset"))
-            stageOffArg = std::atol(argv[i + 1]);
+            stageOff = std::atol(argv[i + 1]);
     }
     T = lit_threads;
     blockDim = dim3(static_cast<unsigned>(T));
@@ -732,7 +734,7 @@ int main(int argc, char** argv)
                 A[i * n + k] = static_cast<float>((i * 7 + k * 3) % 5 - 2);
                 B[i * n + k] = static_cast<float>((i * 5 + k * 11) % 7 - 3);
             }
-        stageOff = stageOffArg, launchError.clear();
+        launchError.clear();
         const int err = lit_launch_piped(A.data(), B.data(), C.data(), n);
         if (err || !launchError.empty()) {
             std::printf("FAIL\t%d\tlaunch\t%s\t\n", n, launchError.empty()
