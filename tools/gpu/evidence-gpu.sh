@@ -178,12 +178,19 @@ done
 fi
 
 # ---- the depths, in separate processes (the exercise's table has one) --------
+# Interleaved (2 3 4, 2 3 4, ...), so a drift of the card during the step
+# moves every depth alike; the transcript keeps each depth's runs together.
 if want stages; then
 parts=()
+for i in $(seq 1 "$M_PROCESSES"); do
+    for s in $M_EXERCISE_DEPTHS; do
+        step "stages-$s $i" "$pre-stages.txt.$s.$i" \
+            "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" \
+            --sizes "$M_SIZES_ONE" --csv "$pre-stages-$s-$i.csv"
+    done
+done
 for s in $M_EXERCISE_DEPTHS; do
-    repeat "$pre-stages.txt.$s" "$pre-stages-$s" "$M_PROCESSES" \
-        "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" --sizes "$M_SIZES_ONE"
-    parts+=("$pre-stages.txt.$s")
+    for i in $(seq 1 "$M_PROCESSES"); do parts+=("$pre-stages.txt.$s.$i"); done
 done
 concat "$pre-stages.txt" "${parts[@]}"
 fi
