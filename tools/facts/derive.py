@@ -9,6 +9,8 @@ of piped/sync, spread.2048.ratio_max - ratio_min); inconclusive (separate
 processes on both sides); fused / not fused (prediction 4's question).
 """
 
+import os
+
 PREDICTED_RATIO = (0.75, 0.95)        # prediction 1: piped/sync at N = 2048
 BLOCKED_TARGET = 92.0                 # % of cuBLAS the blocked pair aims at
 CC80 = {"registers": 65536, "unit": 256, "warps": 64, "blocks": 32}
@@ -65,6 +67,33 @@ def blocks_per_sm_cc80(registers):
     per_warp = -(-registers * 32 // CC80["unit"]) * CC80["unit"]
     return min(CC80["registers"] // (per_warp * warps),
                CC80["warps"] // warps, CC80["blocks"])
+
+
+CITED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                     "cited.tsv")
+
+
+def cited(path=CITED):
+    """{name: (value, source)} of tools/facts/cited.tsv: facts the lesson
+    quotes from other pages of the course, not measured here. Lines are
+    NAME<TAB>VALUE<TAB>SOURCE; '#' starts a comment. ValueError names the
+    line of a malformed entry."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 3 or not all(x.strip() for x in fields):
+                raise ValueError(f"{path}:{no}: expected NAME<TAB>VALUE"
+                                 "<TAB>SOURCE")
+            try:
+                value = float(fields[1])
+            except ValueError as e:
+                raise ValueError(f"{path}:{no}: {fields[1]!r} is not a "
+                                 "number") from e
+            out[fields[0]] = (value, fields[2])
+    return out
 
 
 def derive(facts, evidence):
@@ -126,6 +155,20 @@ def derive(facts, evidence):
     put("ncu.basic.sync.wavefronts_per_lds", ["ncu.basic.sync.wavefronts",
                                               "ncu.basic.sync.op.lds"],
         lambda w, lds: w / lds)
+    # How busy shared memory and the issue slots were: wavefronts per SM and
+    # elapsed cycle (at most 1), and instructions issued per scheduler and
+    # active cycle (at most 1: one issue slot per scheduler per cycle).
+    for k in ("sync", "piped"):
+        b = f"ncu.basic.{k}."
+        put(b + "wavefronts_per_sm_cycle", [b + "wavefronts", "gpu.sm_count",
+                                            b + "elapsed_cycles"],
+            lambda w, sms, cyc: w / (sms * cyc))
+        put(b + "issue_use", [b + "inst_issued", "gpu.sm_count",
+                              b + "cycles"],
+            lambda n, sms, cyc: n / (4 * sms * cyc))
+    put("ncu.basic.sync.fma_of_ceiling_pct", ["ncu.basic.sync.fma_pct",
+                                              "ncu.basic.sync.fma_ceiling_pct"],
+        lambda fma, ceiling: 100 * fma / ceiling)
     put("ncu.basic.ffma_per_lds_needed", ["ncu.basic.sync.wavefronts_per_lds"],
         lambda w: w / FMA_PER_WAVEFRONT)
     put("ncu.blocked.piped.wavefronts_per_lds", [
@@ -140,6 +183,27 @@ def derive(facts, evidence):
         put(f"blocked.4096.{k}_pct_peak", [f"blocked.4096.{k}_gflops",
                                            "gpu.fp32_peak_tflops"],
             lambda g, peak: g / 10 / peak)
+
+    # Every piped/sync ratio also as a gain: the time saved, in percent of
+    # the synchronous kernel's time (a range's ends swap: the largest ratio
+    # is the smallest gain).
+    suffixes = {"ratio": "gain", "ratio_min": "gain_max",
+                "ratio_max": "gain_min"}
+    for name in list(facts):
+        stem, _, last = name.rpartition(".")
+        if last in suffixes and stem and not name.startswith("verdict."):
+            put(f"{stem}.{suffixes[last]}", [name], lambda r: 100 * (1 - r))
+    for kernel in ("sync", "piped"):
+        b = f"ncu.basic.{kernel}."
+        reasons = [n for n in facts if n.startswith(b + "stall_cpi.")]
+        for name in reasons:
+            reason = name.rpartition(".")[2]
+            put(f"{b}stall_share.{reason}", [name, b + "cpi"],
+                lambda v, cpi: 100 * v / cpi)
+            put(f"{b}stall_mcycles.{reason}", [name, b + "inst_issued"],
+                lambda v, n: v * n / 1e6)
+    for name, (value, source) in cited().items():
+        out[name] = (value, [])
 
     kinds = {e.meta["kind"] for e in evidence}
     out["page.evidence"] = (

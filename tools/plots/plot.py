@@ -51,25 +51,27 @@ def gflops_table(pre):
 
 
 def over_processes(pattern, n):
-    """(median, min, max) of piped/sync at n over the CSVs matching pattern
-    (one per process, read by gpu_facts), and the first one's metadata."""
+    """(median, min, max) of the gain at n, 100 x (1 - piped/sync), percent
+    of the synchronous kernel's time, over the CSVs matching pattern (one
+    per process, read by gpu_facts), and the first one's metadata."""
     paths = sorted(glob.glob(pattern))
     if not paths:   # no evidence yet: main draws a placeholder
         raise FileNotFoundError(f"{pattern}: no CSV")
-    r = gpu_facts.repeated(paths, n, "piped_over_sync", pattern)
+    r = [100 * (1 - x) for x in
+         gpu_facts.repeated(paths, n, "piped_over_sync", pattern)]
     return (statistics.median(r), min(r), max(r)), \
         litlib.read_stamped_csv(paths[0])[0]
 
 
 def residency_table(pre):
-    """piped/sync against resident blocks per SM (1, 2, natural) at
+    """The gain (percent) against resident blocks per SM (1, 2, natural) at
     N = 2048 and 4096, for cuda::pipeline (residency-*) and the
     thread-scope loop (mechanism-*): median over processes, min, max."""
     series = [(m, n) for n in (2048, 4096) for m in ("residency",
                                                       "mechanism")]
     head = ["blocks per SM"] + [
         f"{w} {'cuda::pipeline' if m == 'residency' else 'thread-scope'} "
-        f"N={n}" for m, n in series for w in ("piped/sync", "min", "max")]
+        f"N={n}" for m, n in series for w in ("gain %", "min", "max")]
     out = []
     for setting in ("1", "2", "natural"):
         line = []
@@ -81,11 +83,11 @@ def residency_table(pre):
 
 
 def stages_table(pre):
-    """piped/sync at N = 2048 (median over processes, min, max) and the
+    """The gain at N = 2048 (percent; median over processes, min, max) and the
     shared memory per block against the depth."""
     smem = {r["stages"]: r["piped_smem_bytes"] for r in
             litlib.read_stamped_csv(f"{pre}-exercise.csv")[1]}
-    head = ["stages", "piped/sync at N=2048", "min", "max",
+    head = ["stages", "gain % at N=2048", "min", "max",
             "shared memory per block (B)"]
     return head, [[d, *over_processes(f"{pre}-stages-{d}-*.csv", 2048)[0],
                    smem[d]] for d in sorted(smem)]
