@@ -40,6 +40,15 @@ def residency_verdict(*values):
             else "inconclusive")
 
 
+def gain(ratio):
+    """The time a pipelined kernel saves, in percent of the synchronous
+    kernel's time, from piped/sync (a ratio of median times): 100 x (1 -
+    ratio); below 0 the pipelined kernel is slower. A gain of magnitude
+    under 0.05 % is returned as 0.0, so that the page never shows "-0.0"."""
+    g = 100 * (1 - ratio)
+    return 0.0 if abs(g) < 0.05 else g
+
+
 def held(ok):
     """The token for a prediction that holds when ok is true."""
     return "held" if ok else "failed"
@@ -192,7 +201,11 @@ def derive(facts, evidence):
     for name in list(facts):
         stem, _, last = name.rpartition(".")
         if last in suffixes and stem and not name.startswith("verdict."):
-            put(f"{stem}.{suffixes[last]}", [name], lambda r: 100 * (1 - r))
+            put(f"{stem}.{suffixes[last]}", [name], gain)
+    for n in (512, 1024, 2048, 4096):
+        for k in ("sync", "piped"):
+            put(f"run.sm_80.{n}.{k}_us", [f"run.sm_80.{n}.{k}_ms"],
+                lambda ms: 1000 * ms)
     for kernel in ("sync", "piped"):
         b = f"ncu.basic.{kernel}."
         reasons = [n for n in facts if n.startswith(b + "stall_cpi.")]
