@@ -92,15 +92,20 @@ def test_formats_show_values_once():
 
 
 def test_real_schema_lists_every_fact_of_the_page(tmp_path):
-    """The real schema parses, no evidence gives only page.evidence = none,
-    and every [name]{.fact} and fact="name" of day74.nw is in it."""
+    """The real schema parses, no evidence gives only page.evidence = none
+    (and the cited facts, which need no evidence), and every [name]{.fact} and fact="name" of day74.nw is in it."""
     (tmp_path / "none").mkdir()
     p, _, doc = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
                             schema=SCHEMA)
     assert p.returncode == 0, p.stderr
     none = {"text": "none", "from": "", "stale": False}
     assert doc["facts"]["page.evidence"] == none
-    assert all(f == none for f in doc["facts"].values()), "only page.evidence"
+    # Cited facts (tools/facts/cited.tsv) come from other course pages, not
+    # from evidence: they are there, and every other fact is absent.
+    cited = {n for n in doc["facts"] if n.startswith("cited.")}
+    assert cited and all(doc["facts"][n]["text"] for n in cited)
+    assert all(f == none for n, f in doc["facts"].items()
+               if n not in cited), "only page.evidence and the cited facts"
 
     nw = litlib.read_text(os.path.join(REPO, "day74.nw"))
     used = set(re.findall(r"\[([a-z0-9_.]*)\]\{\.fact\}", nw)) | set(
@@ -206,3 +211,19 @@ def test_same_text_keeps_evidence_current(tmp_path, same_tokens):
                               tmp_path / "tok"),
                           table_path=str(tmp_path / "sources.tsv"))
     assert facts["ptx.sm80.piped.total"].stale is not same_tokens
+
+
+def test_gains_and_cited_facts(tmp_path):
+    """A gain is the time saved in percent (no "-0.0"); cited.tsv's lines
+    are NAME<TAB>VALUE<TAB>SOURCE, and a bad line is named."""
+    assert derive.gain(0.9) == pytest.approx(10.0)
+    assert derive.gain(1.1) == pytest.approx(-10.0)
+    assert derive.gain(1.0004) == 0.0
+    assert derive.cited()["cited.day44.pct_cublas"][0] == 67.7
+    bad = tmp_path / "cited.tsv"
+    bad.write_text("# comment\ncited.x\tnot-a-number\tsomewhere\n")
+    with pytest.raises(ValueError, match=r"cited\.tsv:2: 'not-a-number'"):
+        derive.cited(str(bad))
+    bad.write_text("cited.x\t1.0\n")
+    with pytest.raises(ValueError, match=r"cited\.tsv:1: expected"):
+        derive.cited(str(bad))

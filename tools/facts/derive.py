@@ -200,7 +200,10 @@ def derive(facts, evidence):
                 "ratio_max": "gain_min"}
     for name in list(facts):
         stem, _, last = name.rpartition(".")
-        if last in suffixes and stem and not name.startswith("verdict."):
+        value = facts[name].value
+        if (last in suffixes and stem and not name.startswith("verdict.")
+                and isinstance(value, (int, float))
+                and not isinstance(value, bool)):
             put(f"{stem}.{suffixes[last]}", [name], gain)
     for n in (512, 1024, 2048, 4096):
         for k in ("sync", "piped"):
