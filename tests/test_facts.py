@@ -106,15 +106,20 @@ def test_formats_show_values_once():
 
 
 def test_real_schema_lists_every_fact_of_the_page(tmp_path):
-    """The real schema parses, no evidence gives only page.evidence = none,
-    and every [name]{.fact} and fact="name" of day74.nw is in it."""
+    """The real schema parses, no evidence gives only page.evidence = none
+    (and the cited facts, which need no evidence), and every [name]{.fact} and fact="name" of day74.nw is in it."""
     (tmp_path / "none").mkdir()
     p, _, doc = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
                             schema=real_schema(tmp_path))
     assert p.returncode == 0, p.stderr
     none = {"text": "none", "from": "", "stale": False}
     assert doc["facts"]["page.evidence"] == none
-    assert all(f == none for f in doc["facts"].values()), "only page.evidence"
+    # Cited facts (tools/facts/cited.tsv) come from other course pages, not
+    # from evidence: they are there, and every other fact is absent.
+    cited = {n for n in doc["facts"] if n.startswith("cited.")}
+    assert cited and all(doc["facts"][n]["text"] for n in cited)
+    assert all(f == none for n, f in doc["facts"].items()
+               if n not in cited), "only page.evidence and the cited facts"
 
     nw = litlib.read_text(os.path.join(REPO, "day74.nw"))
     used = set(re.findall(r"\[([a-z0-9_.]*)\]\{\.fact\}", nw)) | set(
@@ -271,7 +276,7 @@ def test_plotted_values_are_the_facts(real_facts, clean_plots):
     that point, read from FACTS.json with no evidence/ in reach: no second
     median. A row per size, residency and depth that the facts hold."""
     facts, got = real_facts[1], clean_plots
-    num = lambda name: float(facts[name].replace(",", ""))
+    num = lambda name: float(facts[name].replace(",", "").removesuffix("%"))
 
     def table(name):
         head, *rows = got[name + ".values.tsv"].decode().splitlines()
@@ -296,13 +301,14 @@ def test_plotted_values_are_the_facts(real_facts, clean_plots):
         assert [float(c) for c in cells] == [
             num(f"{stem}.{s}.{n}.{k}") for n in (2048, 4096)
             for stem in ("residency", THREAD_SCOPE)
-            for k in ("ratio", "ratio_min", "ratio_max")], s
+            for k in ("gain", "gain_min", "gain_max")], s
     head, rows = table("stages")
-    assert [r[0] for r in rows] == ["2", "3", "4"]
+    assert [r[0] for r in rows] == [
+        str(d) for d in manifest.load().depths.exercise]
     for d, *cells in rows:
         assert [float(c) for c in cells] == [
             num(f"stages.{d}.2048.{k}") for k in (
-                "ratio", "ratio_min", "ratio_max")] + [
+                "gain", "gain_min", "gain_max")] + [
             num(f"exercise.stages{d}.smem")], d
     title = f"FP32 GEMM on {facts['gpu.name']}, -arch=sm_80 build"
     assert title.encode() in got["gflops.svg"]
@@ -362,3 +368,19 @@ def test_plots_without_gpu_facts(tmp_path):
                  **os.environ, "PYTHONPATH": f"{fake.parent}:{REPO}"})
     assert p.returncode == 1 and "python3-matplotlib" in p.stderr
     assert not (tmp_path / "none-drawn").exists()
+
+
+def test_gains_and_cited_facts(tmp_path):
+    """A gain is the time saved in percent (no "-0.0"); cited.tsv's lines
+    are NAME<TAB>VALUE<TAB>SOURCE, and a bad line is named."""
+    assert derive.gain(0.9) == pytest.approx(10.0)
+    assert derive.gain(1.1) == pytest.approx(-10.0)
+    assert derive.gain(1.0004) == 0.0
+    assert derive.cited()["cited.day44.pct_cublas"][0] == 67.7
+    bad = tmp_path / "cited.tsv"
+    bad.write_text("# comment\ncited.x\tnot-a-number\tsomewhere\n")
+    with pytest.raises(ValueError, match=r"cited\.tsv:2: 'not-a-number'"):
+        derive.cited(str(bad))
+    bad.write_text("cited.x\t1.0\n")
+    with pytest.raises(ValueError, match=r"cited\.tsv:1: expected"):
+        derive.cited(str(bad))

@@ -11,6 +11,7 @@ Depths, sizes, residency settings and the experiments' groups and claims:
 tools/manifest.toml.
 """
 
+import os
 from tools import manifest
 
 PREDICTED_RATIO = (0.75, 0.95)        # prediction 1: piped/sync at N = 2048
@@ -42,6 +43,15 @@ def residency_verdict(*values):
             else "inconclusive")
 
 
+def gain(ratio):
+    """The time a pipelined kernel saves, in percent of the synchronous
+    kernel's time, from piped/sync (a ratio of median times): 100 x (1 -
+    ratio); below 0 the pipelined kernel is slower. A gain of magnitude
+    under 0.05 % is returned as 0.0, so that the page never shows "-0.0"."""
+    g = 100 * (1 - ratio)
+    return 0.0 if abs(g) < 0.05 else g
+
+
 def held(ok):
     """The token for a prediction that holds when ok is true."""
     return "held" if ok else "failed"
@@ -69,6 +79,33 @@ def blocks_per_sm_cc80(registers):
     per_warp = -(-registers * 32 // CC80["unit"]) * CC80["unit"]
     return min(CC80["registers"] // (per_warp * warps),
                CC80["warps"] // warps, CC80["blocks"])
+
+
+CITED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                     "cited.tsv")
+
+
+def cited(path=CITED):
+    """{name: (value, source)} of tools/facts/cited.tsv: facts the lesson
+    quotes from other pages of the course, not measured here. Lines are
+    NAME<TAB>VALUE<TAB>SOURCE; '#' starts a comment. ValueError names the
+    line of a malformed entry."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 3 or not all(x.strip() for x in fields):
+                raise ValueError(f"{path}:{no}: expected NAME<TAB>VALUE"
+                                 "<TAB>SOURCE")
+            try:
+                value = float(fields[1])
+            except ValueError as e:
+                raise ValueError(f"{path}:{no}: {fields[1]!r} is not a "
+                                 "number") from e
+            out[fields[0]] = (value, fields[2])
+    return out
 
 
 def derive(facts, evidence):
@@ -131,6 +168,20 @@ def derive(facts, evidence):
     put("ncu.basic.sync.wavefronts_per_lds", ["ncu.basic.sync.wavefronts",
                                               "ncu.basic.sync.op.lds"],
         lambda w, lds: w / lds)
+    # How busy shared memory and the issue slots were: wavefronts per SM and
+    # elapsed cycle (at most 1), and instructions issued per scheduler and
+    # active cycle (at most 1: one issue slot per scheduler per cycle).
+    for k in ("sync", "piped"):
+        b = f"ncu.basic.{k}."
+        put(b + "wavefronts_per_sm_cycle", [b + "wavefronts", "gpu.sm_count",
+                                            b + "elapsed_cycles"],
+            lambda w, sms, cyc: w / (sms * cyc))
+        put(b + "issue_use", [b + "inst_issued", "gpu.sm_count",
+                              b + "cycles"],
+            lambda n, sms, cyc: n / (4 * sms * cyc))
+    put("ncu.basic.sync.fma_of_ceiling_pct", ["ncu.basic.sync.fma_pct",
+                                              "ncu.basic.sync.fma_ceiling_pct"],
+        lambda fma, ceiling: 100 * fma / ceiling)
     put("ncu.basic.ffma_per_lds_needed", ["ncu.basic.sync.wavefronts_per_lds"],
         lambda w: w / FMA_PER_WAVEFRONT)
     put("ncu.blocked.piped.wavefronts_per_lds", [
@@ -145,6 +196,34 @@ def derive(facts, evidence):
         put(f"blocked.4096.{k}_pct_peak", [f"blocked.4096.{k}_gflops",
                                            "gpu.fp32_peak_tflops"],
             lambda g, peak: g / 10 / peak)
+
+    # Every piped/sync ratio also as a gain: the time saved, in percent of
+    # the synchronous kernel's time (a range's ends swap: the largest ratio
+    # is the smallest gain).
+    suffixes = {"ratio": "gain", "ratio_min": "gain_max",
+                "ratio_max": "gain_min"}
+    for name in list(facts):
+        stem, _, last = name.rpartition(".")
+        value = facts[name].value
+        if (last in suffixes and stem and not name.startswith("verdict.")
+                and isinstance(value, (int, float))
+                and not isinstance(value, bool)):
+            put(f"{stem}.{suffixes[last]}", [name], gain)
+    for n in (512, 1024, 2048, 4096):
+        for k in ("sync", "piped"):
+            put(f"run.sm_80.{n}.{k}_us", [f"run.sm_80.{n}.{k}_ms"],
+                lambda ms: 1000 * ms)
+    for kernel in ("sync", "piped"):
+        b = f"ncu.basic.{kernel}."
+        reasons = [n for n in facts if n.startswith(b + "stall_cpi.")]
+        for name in reasons:
+            reason = name.rpartition(".")[2]
+            put(f"{b}stall_share.{reason}", [name, b + "cpi"],
+                lambda v, cpi: 100 * v / cpi)
+            put(f"{b}stall_mcycles.{reason}", [name, b + "inst_issued"],
+                lambda v, n: v * n / 1e6)
+    for name, (value, source) in cited().items():
+        out[name] = (value, [])
 
     kinds = {e.meta["kind"] for e in evidence}
     out["page.evidence"] = (

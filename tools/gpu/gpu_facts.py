@@ -61,6 +61,12 @@ SASS_NAMES = {"TileSync": "sync", "TilePiped": "piped",
               "BlockedSync": "blocked_sync", "BlockedPiped": "blocked_piped"}
 STALL = re.compile(
     r"smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$")
+# Nsight Compute's stall reasons kept per reason for the lesson's pair
+# (warp cycles per issued instruction; Profiling Guide, "Warp Stall Reasons")
+STALL_REASONS = ("barrier", "branch_resolving", "dispatch_stall",
+                 "lg_throttle", "long_scoreboard", "math_pipe_throttle",
+                 "membar", "mio_throttle", "no_instruction", "not_selected",
+                 "selected", "short_scoreboard", "sleeping", "wait")
 KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
            "matmulBlockedSync": "blocked.sync",
            "matmulBlockedPiped": "blocked.piped"}
@@ -302,6 +308,11 @@ def ncu_facts(pre, facts, m):
         facts[b + "cycles_predicted"] = facts[b + "warp_cycles"] / (
             got["warps_per_scheduler"] * schedulers)
         facts[b + "wavefronts_per_ffma"] = got["wavefronts"] / got["ffma"]
+        if b.startswith("ncu.basic."):
+            for k, v in d.items():
+                m = STALL.match(k)
+                if m and m.group(1) in STALL_REASONS and v:
+                    facts[f"{b}stall_cpi.{m.group(1)}"] = float(v)
         stalls = sorted(((float(v), m.group(1)) for k, v in d.items()
                          for m in [STALL.match(k)]
                          if m and m.group(1) != "selected" and v),
