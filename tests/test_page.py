@@ -464,11 +464,13 @@ DEMO_SHOWS, DEMO_LACKS = json.loads(pathlib.Path(
 
 def test_demo_facts_boxes_and_tables(demo):
     """The demo shows DEMO_SHOWS, none of DEMO_LACKS, and one banner (an
-    empty one dropped); tables have no fixed column widths."""
+    empty one dropped) on each page (all-pages); tables have no fixed
+    column widths."""
     html = demo[1]
     assert [p for p in DEMO_SHOWS if not re.search(p, html)] == []
     assert [t for t in DEMO_LACKS if t in html] == []
-    assert html.count('class="banner" role="status"') == 1
+    assert [t.count('class="banner" role="status"') for t in
+            demo[2].values()] == [1] * len(demo[2]) != [1]
 
 
 def test_demo_back_links_and_pages(demo):

@@ -18,6 +18,8 @@ sends its section (the heading and all up to the next heading of the same or
 a higher level) to page NAME.  An unmarked heading stays on the page of its
 enclosing section; what precedes every marked heading is on the first page.
 Only top-level headings (not inside a div) are marks and section bounds.
+A top-level div of class all-pages (::: {.banner .all-pages}) is on every
+page, where it stands in the source's order.
 
 weave.sh runs pandoc with this filter first, in two passes (a source without
 lit-pages: the second only, from the Markdown):
@@ -42,6 +44,7 @@ Errors (exit through pandoc): "pages.lua: ..." naming the page, heading or
 ]]
 
 local NAME_RE = "^[a-z0-9][a-z0-9-]*$"
+local ALL = {}   -- the page of an all-pages div: every page
 
 local function str(x)
   if x == nil then return nil end
@@ -165,6 +168,7 @@ local function plan(doc, P)
       table.insert(stack, { level = b.level, page = p, at = i })
     end
     page[i] = #stack > 0 and stack[#stack].page or P.first
+    if b.t == "Div" and b.classes:includes("all-pages") then page[i] = ALL end
     section[i] = #stack > 0 and stack[#stack].at or nil
     local ids, links, chunks = scan(b)
     info[i] = { links = links, chunks = chunks }
@@ -213,7 +217,7 @@ local function backlinks(doc, P, L, name)
   -- {heading index = Div} of the "Linked from" lines of page name.
   local from, order = {}, {}
   for i = 1, #doc.blocks do
-    if L.page[i] ~= name then
+    if L.page[i] ~= name and L.page[i] ~= ALL then
       for _, l in ipairs(L.info[i].links) do
         local t = L.where[l.id]
         local cls = " " .. l.class .. " "
@@ -221,7 +225,10 @@ local function backlinks(doc, P, L, name)
             and L.section[t] then
           local h = L.section[t]
           local key = L.page[i] .. "#" .. tostring(L.section[i] or 0)
-          if not from[h] then from[h] = { seen = {} }; table.insert(order, h) end
+          if not from[h] then
+            from[h] = { seen = {} }
+            table.insert(order, h)
+          end
           if not from[h].seen[key] then
             from[h].seen[key] = true
             table.insert(from[h], { page = L.page[i], at = L.section[i] })
@@ -279,7 +286,7 @@ local function chunk_data(doc, L, name)
   local need, stack = {}, {}
   for n, ps in pairs(parts) do
     for _, p in ipairs(ps) do
-      if p.page == name and not need[n] then
+      if (p.page == name or p.page == ALL) and not need[n] then
         need[n] = true
         table.insert(stack, n)
       end
@@ -293,7 +300,10 @@ local function chunk_data(doc, L, name)
   local names = {}
   for n in pairs(need) do
     for _, p in ipairs(parts[n] or {}) do
-      if p.page ~= name then table.insert(names, n); break end
+      if p.page ~= name and p.page ~= ALL then
+        table.insert(names, n)
+        break
+      end
     end
   end
   if #names == 0 then return nil end
@@ -311,7 +321,7 @@ end
 local function relink(block, P, L, name)
   local function target(id)
     local t = L.where[id]
-    if t and L.page[t] ~= name then
+    if t and L.page[t] ~= name and L.page[t] ~= ALL then
       return P.byname[L.page[t]].file .. "#" .. id
     end
   end
@@ -337,8 +347,11 @@ local function one_page(doc, P, L, name)
   local back = name ~= P.first and backlinks(doc, P, L, name) or {}
   local blocks = pandoc.List()
   for i, b in ipairs(doc.blocks) do
-    if L.page[i] == name then
+    if L.page[i] == name or L.page[i] == ALL then
       if b.t == "Header" then b.attributes.page = nil end
+      if L.page[i] == ALL then
+        b.classes = b.classes:filter(function(c) return c ~= "all-pages" end)
+      end
       blocks:extend(relink(b, P, L, name))
       if back[i] then blocks:insert(back[i]) end
     end

@@ -34,8 +34,10 @@ abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$PWD" "$1" ;;
 md=$(abs "${WEAVE_MD:-${out%.html}.md}") out=$(abs "$out")
 case $NOWEAVE in /*) ;; */*) NOWEAVE=$PWD/$NOWEAVE ;; esac
 case $PANDOC in /*) ;; */*) PANDOC=$PWD/$PANDOC ;; esac
-work=
-trap '[ -z "$work" ] || { while IFS= read -r t; do rm -f "$t"; done \
+work= pids=
+# On exit: stop the page weaves still running, then remove the temporaries.
+trap '[ -z "$pids" ] || { kill $pids 2>/dev/null; wait; }
+      [ -z "$work" ] || { while IFS= read -r t; do rm -f "$t"; done \
       < "$work/tmps"; rm -rf "$work"; }' EXIT
 trap 'exit 130' INT TERM HUP
 work=$(mktemp -d "${TMPDIR:-/tmp}/weave.XXXXXX")
@@ -131,6 +133,7 @@ for name in $pages; do
     --lua-filter lit/divs.lua --lua-filter lit/page.lua --mathml \
     --toc --toc-depth=2 -o "$t") 2> "$work/err.$v" &
   eval "pid_$v=\$!"
+  pids="$pids $!"
 done
 : > "$work/warn"
 for name in $pages; do
@@ -138,6 +141,7 @@ for name in $pages; do
   eval "wait \$pid_$v" || { mv "$work/err.$v" "$work/err"; failed; }
   grep -v '^$' "$work/err.$v" >> "$work/warn" || true
 done
+pids=
 awk '!seen[$0]++' "$work/warn" >&2
 mv "$mdtmp" "$md"
 for name in $pages; do
