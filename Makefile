@@ -373,15 +373,14 @@ $(foreach p,$(PLOT_NAMES),$(eval build/plots/$(p).svg \
 plots: $(PLOTS) ## draw the page's plots from evidence/ with gnuplot
 
 WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/pages.lua \
-               tools/lit/facts.lua \
-               tools/lit/divs.lua tools/lit/page.lua site/template.html \
-               site/style.css site/page.js
+               tools/lit/facts.lua tools/lit/divs.lua tools/lit/page.lua \
+               site/template.html site/style.css site/page.js
 DOWNLOADS := $(PROGRAM:%=site/downloads/%) site/downloads/source_hash.h
 # The pages day74.nw declares (lit-pages), in order: weave.sh fails when the
 # source's list differs.  The first is the lesson; all are made together.
 PAGES := index lab program
 SITE_PAGES := $(PAGES:%=site/%.html)
-site: $(SITE_PAGES) $(DOWNLOADS) ## weave day74.nw into site/index.html ...
+site: $(SITE_PAGES) $(DOWNLOADS) ## weave day74.nw into the pages site/*.html
 
 $(SITE_PAGES) &: $(NW) build/facts.json $(WEAVE_TOOLS) \
     $(wildcard site/*.svg) $(PLOTS)
@@ -475,5 +474,5 @@ exercise-check-solution: $(OBJDIR)/exercises/solution $(BIN)
 robust-test: ## interrupted, full-disk, read-only, missing tools
 	@$(TEST) tests/test_robust.py
 
-clean: ## remove build/ and the generated page (never evidence/)
+clean: ## remove build/ and the generated pages (never evidence/)
 	rm -rf build $(SITE_PAGES) site/downloads

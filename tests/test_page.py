@@ -474,11 +474,18 @@ def test_demo_facts_boxes_and_tables(demo):
 
 
 def test_demo_back_links_and_pages(demo):
-    """The demo's second page: the section linked from the first page says
-    "Linked from" with a link to each linking section (the page's top
-    before any heading); the first page has no such line; a chunk of the
-    first page that uses the second page's chunks carries their code."""
+    """The demo's pages: a marked section with its subsections on the
+    second page, the next top-level section back on the first.  On the
+    second, the section linked from the first page says "Linked from"
+    with a link to each linking section (the page's top before any
+    heading); the first page has no such line; a chunk of the first page
+    that uses the second page's chunks carries their code."""
     first, notes = demo[2].values()
+    heads = [[" ".join(h.split()) for h in texts(t, "h1") + texts(t, "h2")]
+             for t in (first, notes)]
+    assert "Tabs and nesting" in heads[1] and "Eighty columns" in heads[0]
+    assert [h for h in heads[1] if h.startswith("A name with")] and not [
+        h for h in heads[0] if h.startswith(("A name with", "Tabs"))]
     assert '<div class="lit-backlinks">' not in first
     lines = re.findall(r'<div class="lit-backlinks">(.*?)</div>', notes, re.S)
     assert len(lines) == 1 and re.findall(r'href="([^"]+)"', lines[0]) == [
