@@ -530,6 +530,8 @@ def test_bad_marks_and_links_fail(tmp_path, link, page, env, needle, line):
     assert p.returncode == 1 and needle in p.stderr, p.stderr
     assert line is None or "%s:%d" % (src, line) in p.stderr, p.stderr
     assert not out.parent.exists() or os.listdir(out.parent) == []
+    if env:
+        return      # the good source: once is enough
     src.write_text(MARKED.replace("LINK", "a").replace("PAGE", "page=two"))
     assert run([WEAVE, str(src), fixture("facts-empty.json"), str(out)],
                env=WEAVE_ENV).returncode == 0
