@@ -371,18 +371,23 @@ $(PLOT_FILES) &: build/facts.json tools/plots/plot.py tools/lit/litlib.py
 
 plots: $(PLOTS) ## draw the page's plots from the facts with matplotlib
 
-WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/facts.lua \
-               tools/lit/divs.lua tools/lit/page.lua site/template.html \
-               site/style.css site/page.js
+WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/pages.lua \
+               tools/lit/facts.lua tools/lit/divs.lua tools/lit/page.lua \
+               site/template.html site/style.css site/page.js
 DOWNLOADS := $(PROGRAM:%=site/downloads/%) site/downloads/source_hash.h
-site: site/index.html $(DOWNLOADS) ## weave day74.nw into site/index.html
+# The pages day74.nw declares (lit-pages), in order: weave.sh fails when the
+# source's list differs.  The first is the lesson; all are made together.
+PAGES := index lab program
+SITE_PAGES := $(PAGES:%=site/%.html)
+site: $(SITE_PAGES) $(DOWNLOADS) ## weave day74.nw into the pages site/*.html
 
-site/index.html: $(NW) build/facts.json $(WEAVE_TOOLS) $(wildcard site/*.svg) \
-    $(PLOTS)
+$(SITE_PAGES) &: $(NW) build/facts.json $(WEAVE_TOOLS) \
+    $(wildcard site/*.svg) $(PLOTS)
 	@$(NEED) $(NOWEAVE) noweb
 	@$(NEED) $(PANDOC) pandoc
-	WEAVE_MD=build/site/index.md SITE_EXTRA_RESOURCES=build/plots \
-	  tools/lit/weave.sh $(NW) build/facts.json $@
+	WEAVE_PAGES='$(PAGES)' WEAVE_MD=build/site/index.md \
+	  SITE_EXTRA_RESOURCES=build/plots \
+	  tools/lit/weave.sh $(NW) build/facts.json $(firstword $(SITE_PAGES))
 
 site/downloads/%: build/clean/%
 	@mkdir -p $(@D)
@@ -468,5 +473,5 @@ exercise-check-solution: $(OBJDIR)/exercises/solution $(BIN)
 robust-test: ## interrupted, full-disk, read-only, missing tools
 	@$(TEST) tests/test_robust.py
 
-clean: ## remove build/ and the generated page (never evidence/)
-	rm -rf build site/index.html site/downloads
+clean: ## remove build/ and the generated pages (never evidence/)
+	rm -rf build $(SITE_PAGES) site/downloads

@@ -25,7 +25,8 @@ KERNELS = [f"{CONFIG}/pipelined_gemm.o", f"{CONFIG}/blocked_gemm.o",
 BUILT = KERNELS + [f"{CONFIG}/main.o", BIN, "build/host/harness.o",
                    "build/host/cc.cmd"]
 # What make tangle site writes that must match the real build byte for byte.
-PAGE = ["site/index.html", "build/source.sha256", "build/facts.json"] + [
+PAGE = ["site/index.html", "site/lab.html", "site/program.html",
+        "build/source.sha256", "build/facts.json"] + [
     f"site/downloads/{n}" for n in PROGRAM + ["source_hash.h"]]
 PROSE = "This sentence was appended by the tangle test; it is prose, not code."
 ANCHOR = b"<<the CPU reference>>=\n"
@@ -349,7 +350,8 @@ def tool(d, name, *args):
 def lay_out(d, text):
     """Fill folder d for tools/lit; returns `a doc.nw`, holding text."""
     for sub, *skip in (("tools/lit", "__pycache__"),
-                       ("site", "index.html", "downloads")):
+                       ("site", "index.html", "lab.html", "program.html",
+                        "downloads")):
         shutil.copytree(os.path.join(REPO, sub), d / sub,
                         ignore=shutil.ignore_patterns(*skip))
     shutil.copy(os.path.join(FIXTURES, "tangle", "fig.svg"), d)
