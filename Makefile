@@ -61,8 +61,11 @@ $(call refuse,NVCC,$(if $(findstring $$,$(NVCC)),'',*),nvcc fails from a \
 NVCC_NEEDS := -std=c++17 $(if $(filter 1,$(ALLOW_DEEP_PIPELINE)),\
               -DALLOW_DEEP_PIPELINE)
 CC_NEEDS   := -std=c11 -fopenmp
-LINK_NEEDS := -L$(call sq,$(CUDA_HOME)/lib64) -lcublas -lcudart_static -ldl \
-              -lrt -lpthread -lstdc++ -lm
+# RUNPATH: the program finds the toolkit it was built with, even where the
+# toolkit has no ld.so.conf entry (NVIDIA's runfile installer adds none).
+LINK_NEEDS := -L$(call sq,$(CUDA_HOME)/lib64) \
+              -Wl,-rpath,$(call sq,$(CUDA_HOME)/lib64) -lcublas \
+              -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 WERROR     := -Werror all-warnings# what make check compiles with
 # Compile commands, in files rewritten on change: other flags rebuild.
 changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
@@ -124,10 +127,24 @@ help: ## list the targets a user types
 setup: ## install the Debian packages this module needs (as root)
 	@tools/setup.sh
 
-deps: build/.deps-ok
-build/.deps-ok: tools/setup.sh tools/compile/find-tool.sh
-	@tools/setup.sh --if-root
-	@mkdir -p build && touch $@
+# Set-up runs here, while make reads this file: before make remakes the
+# included build/tangle.mk (which needs noweb), whatever the goal. Without
+# root, missing packages stop make at once, naming the administrator's one
+# command. tools/setup.sh writes build/.deps-ok once all is in place.
+deps: ; @:
+SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
+  $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
+  q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
+  for f in tools/setup.sh tools/compile/find-tool.sh; do [ build/.deps-ok \
+  -nt $$f ] || echo x; done))
+ifneq ($(SETUP_DUE),)
+# Only the goals that run cuobjdump install it (into build/venv).
+$(shell tools/setup.sh --if-root $(if $(filter all check sm80-check \
+  stage-limits evidence-compile compile-test,$(or $(MAKECMDGOALS),all)),,\
+  --no-pip) >&2)
+$(if $(filter 0,$(.SHELLSTATUS)),,$(error set-up failed (its message is \
+  above); make stopped before anything needs the missing parts))
+endif
 
 # ---- tangle -----------------------------------------------------------------
 # Each root twice: with #line directives (for compilers' messages) and clean
@@ -401,12 +418,12 @@ NEEDS_compile-test = $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip \
 NEEDS_page-test = $(call sq,$(TIDY)) tidy apt $(call sq,$(CHROMIUM)) \
   chromium apt $(call sq,$(CHROMEDRIVER)) chromium-driver apt
 NEEDS_format-check = clang-format-14 clang-format-14 apt
+# tools/check.sh prints a line per group (name, result, seconds), then what
+# failed; the output is in build/check/. make -n check runs nothing.
 check: deps ## run every test that needs no GPU (JOBS at a time)
 	@$(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then run="$$run \
-	   $c"; else skip="$$skip $c"; echo "make check: skipping $c" >&2; fi;) \
-	 $(MAKE) --no-print-directory -Otarget -j$(JOBS) $${run:-FORCE}; rc=$$?; \
-	 $(MAKE) --no-print-directory stale-evidence; [ $$rc -eq 0 ] && \
-	 echo "make check: all passed:$$run$${skip:+ (skipped:$$skip)}"
+	   $c"; else echo "make check: skipping $c" >&2; fi;) \
+	 tools/check.sh $(JOBS) $$run
 stale-evidence: build/facts.json ## warn when evidence/ is of other sources
 	@$(PY) -c 'import json, sys; f = json.load(open(sys.argv[1]))["facts"]; \
 	  [print("WARNING: the", w, "evidence is of other sources; the page marks" \
