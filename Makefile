@@ -411,7 +411,8 @@ site/downloads/source_hash.h: build/source_hash.h
 
 # ---- make check: every test that needs no GPU, all listed here --------------
 CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
-          format-check tangle-test robust-test exercise-check-solution
+          format-check tangle-test robust-test exercise-check-solution \
+          setup-test
 # A group missing NEEDS_<group> (COMMAND PACKAGE HOW triples) is skipped.
 NEEDS_compile-test = $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip \
   $(call sq,$(NVDISASM)) nvidia-cuda-nvdisasm pip
@@ -482,6 +483,9 @@ tangle-test: $(BIN) site ## tangle, build, weave in scratch copies; exit codes
 exercise-check-solution: $(OBJDIR)/exercises/solution $(BIN)
 	@$(MAKE) --no-print-directory exercise-check EXERCISE=solution
 	@$(TEST) tests/test_exercise.py
+
+setup-test: $(BIN) ## a new user's machine: set-up, settings, concurrency
+	@$(TEST) tests/test_setup.py --bin $(BIN)
 
 robust-test: ## interrupted, full-disk, read-only, missing tools
 	@$(TEST) tests/test_robust.py

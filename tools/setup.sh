@@ -60,7 +60,8 @@ if ! CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} tools/compile/find-tool.sh \
     echo "setup.sh: the CUDA toolkit has no cuobjdump; installing $PIP" \
          "into $VENV" >&2
     # Where packages come from is the user's (as options: --isolated drops
-    # every PIP_* variable and the user's pip.conf; /etc/pip.conf stays).
+    # every PIP_* variable and the user's pip.conf, env -u the one named by
+    # PIP_CONFIG_FILE, which --isolated still reads; /etc/pip.conf stays).
     set --
     for v in INDEX_URL:--index-url EXTRA_INDEX_URL:--extra-index-url \
              FIND_LINKS:--find-links TRUSTED_HOST:--trusted-host \
@@ -71,7 +72,7 @@ if ! CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} tools/compile/find-tool.sh \
     case ${PIP_NO_INDEX:-} in ''|0|false|no|off) ;; *) set -- "$@" --no-index;;
     esac
     if ! { [ -x "$VENV/bin/pip" ] || "$PYTHON" -m venv "$VENV"; } ||
-       ! "$VENV/bin/pip" install --isolated -q --disable-pip-version-check \
+       ! env -u PIP_CONFIG_FILE "$VENV/bin/pip" install --isolated -q --disable-pip-version-check \
             "$@" $PIP; then
         echo "setup.sh: could not install $PIP into $VENV (pip's message" \
              "above): the SASS checks (make sm80-check, compile-test) need" \
