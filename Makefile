@@ -78,8 +78,14 @@ SHELL := /bin/sh
 .SUFFIXES:
 NEED := tools/lit/need.sh
 FIND_TOOL := CUDA_HOME=$(call sq,$(CUDA_HOME)) tools/compile/find-tool.sh
-PY := $(PYTHON) -B
-TEST := $(PY) -m pytest -q -rs -p no:cacheprovider
+# -E -s: no PYTHONPATH, PYTHONIOENCODING..., no user site; pytest's own
+# settings only (tests/pytest.ini): nothing of the user's reaches a test.
+PY := $(PYTHON) -B -E -s
+# (env -u: nor to the Pythons the tests start.)
+TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
+  -u PYTHONSTARTUP -u PYTHONUSERBASE -u PYTHONWARNINGS -u PYTHONIOENCODING \
+  PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -c tests/pytest.ini \
+  --rootdir=. -q -rs -p no:cacheprovider
 
 # ---- what the source holds --------------------------------------------------
 NW      := day74.nw

@@ -196,3 +196,27 @@ def test_program_finds_its_toolkit(request):
     assert p.returncode != 127, p.stderr
     if not os.path.exists("/dev/nvidia0"):
         assert p.returncode == 3, p.stderr
+
+
+def test_user_settings_do_not_reach(tmp_path):
+    """A ~/.gnuplot (decimal comma, grid), a pytest.ini with addopts in a
+    folder above, PYTEST_ADDOPTS, PYTHONPATH, GNUPLOT_LIB: the plots are the
+    real build's, byte for byte, and a test group runs as it should."""
+    home, parent = tmp_path / "home", tmp_path / "parent"
+    home.mkdir()
+    (home / ".gnuplot").write_text('set decimalsign ","\nset grid\n')
+    parent.mkdir()
+    (parent / "pytest.ini").write_text("[pytest]\naddopts = --cov=course\n")
+    shadow = tmp_path / "shadow" / "tools"   # a package named tools
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('the shadow')\n")
+    d = checkout(str(parent / "c"), seed=built())
+    shutil.rmtree(f"{d}/build/plots")
+    p = make(d, "plots", "facts-test", env={
+        "HOME": str(home), "PYTEST_ADDOPTS": "--cov=course -x",
+        "PYTHONPATH": str(shadow.parent), "GNUPLOT_LIB": str(home)})
+    assert p.returncode == 0, p.stdout[-1500:] + p.stderr[-1500:]
+    assert "inifile" not in p.stdout and " passed" in p.stdout, p.stdout
+    for f in pathlib.Path(REPO, "build/plots").glob("*.svg"):
+        assert pathlib.Path(d, "build/plots", f.name).read_bytes() == \
+            f.read_bytes(), f.name

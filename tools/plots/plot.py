@@ -19,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 from tools.gpu import gpu_facts
 from tools.lit import litlib
@@ -106,12 +107,19 @@ PLACEHOLDER = (
 
 def draw(name, values, gpu, out, narrow):
     """Run gnuplot for one drawing, then restyle it; raises on failure."""
-    raw = out + ".raw"
-    cmd = [os.environ.get("GNUPLOT", "gnuplot"), "-e",
+    fd, raw = tempfile.mkstemp(dir=os.path.dirname(out) or ".",
+                               prefix=f".{os.path.basename(out)}.",
+                               suffix=".raw")   # two makes at once: apart
+    os.close(fd)
+    # -d: no ~/.gnuplot (set decimalsign, set grid...); neither GNUPLOT_LIB
+    # nor GNUTERM, nor the user's locale, reaches the drawing.
+    cmd = [os.environ.get("GNUPLOT", "gnuplot"), "-d", "-e",
            f"in='{values}'; out='{raw}'; gpu='{gpu}'; narrow={narrow}",
            os.path.join(HERE, name + ".gp")]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(
+        ("GNUPLOT", "GNUTERM", "LC_", "LANG"))}
     try:
-        subprocess.run(cmd, check=True)
+        subprocess.run(cmd, check=True, env={**env, "LC_ALL": "C"})
         if svg_for_page.main(["svg_for_page", os.path.basename(
                 out)[:-4], raw, out]) != 0:
             raise RuntimeError(f"svg_for_page failed on {raw}")

@@ -22,6 +22,7 @@ Writes OUT through a temporary file.  Python 3 standard library only.
 import os
 import re
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 
 SVG = "http://www.w3.org/2000/svg"
@@ -129,9 +130,11 @@ def main(argv):
         print("svg-for-page: %s: %s" % (src, err), file=sys.stderr)
         return 1
     restyle(root, prefix)
-    tmp = out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(out) or ".",
+                               prefix=".tmp-")   # apart from another make's
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(ET.tostring(root, encoding="unicode") + "\n")
+    os.chmod(tmp, 0o644)
     os.replace(tmp, out)
     return 0
 
