@@ -220,3 +220,40 @@ def test_user_settings_do_not_reach(tmp_path):
     for f in pathlib.Path(REPO, "build/plots").glob("*.svg"):
         assert pathlib.Path(d, "build/plots", f.name).read_bytes() == \
             f.read_bytes(), f.name
+
+
+def pandoc3():
+    """A pandoc 3 binary: $PANDOC3, or pypandoc-binary's in build/venv."""
+    found = [os.environ.get("PANDOC3", "")] + sorted(map(str, pathlib.Path(
+        REPO, "build/venv").glob("lib/python3*/site-packages/pypandoc/files/"
+                                 "pandoc")))
+    for p in filter(None, found):
+        v = run([p, "--version"])
+        if v.returncode == 0 and re.match(r"pandoc\S* 3\.", v.stdout):
+            return p
+    return None
+
+
+PAGE_PARTS = ['class="plot-wide"', 'class="plot-narrow"', "data-plot=",
+              'class="plot-numbers"', "figure-scroll", "aria-describedby=",
+              "<figure"]
+
+
+def test_pandoc3_figures(tmp_path):
+    """pandoc 3 makes an image alone in its paragraph a Figure: the page's
+    plots (wide and narrow, their numbers' links) and diagram come out as
+    with pandoc 2, and no bare <figure><img> is left."""
+    p3 = pandoc3()
+    if not p3:
+        pytest.skip("no pandoc 3 here: build/venv/bin/pip install "
+                    "pypandoc-binary (or PANDOC3=/path/to/pandoc) gives one")
+    out = tmp_path / "index.html"
+    p = run(["tools/lit/weave.sh", "day74.nw", "build/facts.json", str(out)],
+            env={**os.environ, "PANDOC": p3, "WEAVE_MD": str(tmp_path / "md"),
+                 "SITE_EXTRA_RESOURCES": "build/plots"})
+    assert p.returncode == 0, p.stderr
+    page, real = out.read_text(), pathlib.Path(
+        REPO, "site/index.html").read_text()
+    assert [page.count(x) for x in PAGE_PARTS] == [
+        real.count(x) for x in PAGE_PARTS] and page.count("<figure") >= 4
+    assert not re.search(r"<figure>\s*<img", page)
