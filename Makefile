@@ -81,6 +81,9 @@ FIND_TOOL := CUDA_HOME=$(call sq,$(CUDA_HOME)) tools/compile/find-tool.sh
 # -E -s: no PYTHONPATH, PYTHONIOENCODING..., no user site; pytest's own
 # settings only (tests/pytest.ini): nothing of the user's reaches a test.
 PY := $(PYTHON) -B -E -s
+# A recipe line's temporary output: its shell's PID in the name, so two makes
+# at once (a build on save beside a terminal's) never share one.
+TMP = $@.$$$$.tmp
 # (env -u: nor to the Pythons the tests start.)
 TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
   -u PYTHONSTARTUP -u PYTHONUSERBASE -u PYTHONWARNINGS -u PYTHONIOENCODING \
@@ -165,11 +168,11 @@ define TANGLE
 @$(NEED) $(call sq,$(NOTANGLE)) noweb && $(NEED) $(call sq,$(NOROOTS)) noweb
 @tools/lit/tangle.sh --all $(NW) build $(ROOTS)
 @set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
- echo "$$h" > build/source.sha256.tmp; \
- echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h.tmp; \
- $(PY) -m tools.lit.tokens $(HASHED:%=build/clean/%) > build/source.tokens.tmp;\
+ t=.$$$$.tmp; echo "$$h" > build/source.sha256$$t; \
+ echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h$$t; \
+ $(PY) -m tools.lit.tokens $(HASHED:%=build/clean/%) > build/source.tokens$$t; \
  for f in build/source.sha256 build/source_hash.h build/source.tokens; do \
-   cmp -s $$f.tmp $$f && rm -f $$f.tmp || mv -f $$f.tmp $$f; done
+   cmp -s $$f$$t $$f && rm -f $$f$$t || mv -f $$f$$t $$f; done
 endef
 build/tangle.mk: $(NW) tools/lit/tangle.sh tools/lit/tokens.py
 	$(TANGLE)
@@ -208,27 +211,27 @@ $(OBJS): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
 	  whose name holds a " (ptxas fails); move or rename it' >&2; exit 1)
 	@mkdir -p $(@D)
 	$(call sq,$(NVCC)) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA) \
-	  -arch=$(ARCH) -DSTAGES=$(STAGES) -Ibuild -c build/$*.cu -o $@.tmp.o
-	@mv -f $@.tmp.o $@
+	  -arch=$(ARCH) -DSTAGES=$(STAGES) -Ibuild -c build/$*.cu -o $(TMP) && \
+	  mv -f $(TMP) $@
 
 $(OBJDIR)/main.o: build/clean/main.c build/clean/harness.h \
     build/clean/kernels.h build/source_hash.h build/host/cc.cmd \
     | build/main.c build/harness.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CC_NEEDS) -DDAY74_BUILD_ARCH='"$(ARCH)"' -Ibuild \
-	  -I$(call sq,$(CUDA_HOME)/include) -c build/main.c -o $@.tmp.o
-	@mv -f $@.tmp.o $@
+	  -I$(call sq,$(CUDA_HOME)/include) -c build/main.c -o $(TMP) && \
+	  mv -f $(TMP) $@
 
 build/host/harness.o: build/clean/harness.c build/clean/harness.h \
     build/host/cc.cmd | build/harness.c build/harness.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CC_NEEDS) -Ibuild -c build/harness.c -o $@.tmp.o
-	@mv -f $@.tmp.o $@
+	$(CC) $(CFLAGS) $(CC_NEEDS) -Ibuild -c build/harness.c -o $(TMP) && \
+	  mv -f $(TMP) $@
 
 HOST_OBJS := $(OBJDIR)/main.o build/host/harness.o
 define LINK
-$(CC) $(CC_NEEDS) $(LDFLAGS) -o $@.tmp $^ $(LINK_NEEDS) $(LDLIBS)
-@mv -f $@.tmp $@ && echo "built $@ (ARCH=$(ARCH), STAGES=$(STAGES))"
+$(CC) $(CC_NEEDS) $(LDFLAGS) -o $(TMP) $^ $(LINK_NEEDS) $(LDLIBS) && \
+  mv -f $(TMP) $@ && echo "built $@ (ARCH=$(ARCH), STAGES=$(STAGES))"
 endef
 $(KERNELS:%=$(OBJDIR)/%) $(OBJDIR)/$(STUDENT): %: %.o \
     $(OBJDIR)/blocked_gemm.o $(HOST_OBJS)
@@ -311,8 +314,7 @@ $(CK)/%.sass: $(CK)/%.cubin
 	@$(NEED) $(call sq,$(NVDISASM)) nvidia-cuda-nvdisasm pip
 	@echo "cuobjdump -sass $< > $@" | tee $@.cmd
 	@PATH="$$(dirname $(call sq,$(NVDISASM)))":"$$PATH" \
-	  $(call sq,$(CUOBJDUMP)) -sass $< > $@.tmp
-	@mv -f $@.tmp $@
+	  $(call sq,$(CUOBJDUMP)) -sass $< > $(TMP) && mv -f $(TMP) $@
 
 $(CK)/sm_80-s$(TOO_DEEP).refused: $(CK_SRC)
 	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
@@ -410,10 +412,10 @@ site/index.html: $(NW) build/facts.json $(WEAVE_TOOLS) $(wildcard site/*.svg) \
 
 site/downloads/%: build/clean/%
 	@mkdir -p $(@D)
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $(TMP) && mv $(TMP) $@
 site/downloads/source_hash.h: build/source_hash.h
 	@mkdir -p $(@D)
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $(TMP) && mv $(TMP) $@
 
 # ---- make check: every test that needs no GPU, all listed here --------------
 CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
@@ -450,9 +452,9 @@ build/tests/test_harness: tests/unit/test_harness.c build/host/harness.o \
 	@[ -f /usr/include/cmocka.h ] || pkg-config --exists cmocka || { echo \
 	  "missing: cmocka.h, from the Debian package libcmocka-dev" >&2; exit 1; }
 	$(CC) $(CC_NEEDS) -O1 -g -Wall -Wextra -Wpedantic -Werror -Ibuild \
-	  $$(pkg-config --cflags cmocka) -o $@.tmp tests/unit/test_harness.c \
-	  build/host/harness.o $$(pkg-config --libs cmocka || echo -lcmocka) -lm
-	@mv -f $@.tmp $@
+	  $$(pkg-config --cflags cmocka) -o $(TMP) tests/unit/test_harness.c \
+	  build/host/harness.o $$(pkg-config --libs cmocka || echo -lcmocka) -lm \
+	  && mv -f $(TMP) $@
 
 ## compile-test: the compile checks, their negative control
 compile-test: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json

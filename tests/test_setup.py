@@ -10,10 +10,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import pytest
 
-from conftest import REPO, checkout, make, run, sources
+from conftest import MAKE_ENV, REPO, checkout, make, run, sources
 
 GOALS = [[], ["check"], ["sm80-check"], ["site"]]
 
@@ -257,3 +258,31 @@ def test_pandoc3_figures(tmp_path):
     assert [page.count(x) for x in PAGE_PARTS] == [
         real.count(x) for x in PAGE_PARTS] and page.count("<figure") >= 4
     assert not re.search(r"<figure>\s*<img", page)
+
+
+def test_two_makes_at_once(tmp_path, delay=0.3):
+    """A build on save beside a terminal's make: the second starts delay s
+    after the first, from clean tangles and page; both succeed, the page is
+    there and is the real build's, and no temporary is left."""
+    d = seeded(tmp_path)
+    for rel in ("site/index.html", "site/downloads", "build/site",
+                "build/facts.json", "build/tangle.mk",
+                "build/clean", "build/source.sha256", "build/source.tokens"):
+        path = pathlib.Path(d, rel)
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    runs = []
+    for _ in range(2):
+        runs.append(subprocess.Popen(
+            ["make", "--no-print-directory", "tangle", "site"], cwd=d,
+            env=MAKE_ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True))
+        time.sleep(delay)
+    outs = [p.communicate(timeout=300)[0] for p in runs]
+    assert [p.returncode for p in runs] == [0, 0], outs
+    for rel in ("site/index.html", "build/facts.json", "build/source.sha256"):
+        assert pathlib.Path(d, rel).read_bytes() == pathlib.Path(
+            REPO, rel).read_bytes(), rel
+    left = [str(p) for top in ("build", "site") for p in pathlib.Path(
+        d, top).rglob("*") if re.search(r"\.tmp\b|^\.tmp-|^\.tangle\.",
+                                        p.name)]
+    assert left == []

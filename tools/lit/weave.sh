@@ -5,7 +5,8 @@
 # (values from FACTS.json, by gather.py) and divs.lua (lesson boxes), the
 # template and stylesheet of SITE_DIR (default: site/ beside tools/), all
 # embedded in one page; the Markdown is kept as $WEAVE_MD (default OUTPUT.md).
-# Temporary names, then renames, so no step leaves a file make would keep.
+# Temporary names (with the PID: two makes at once never share one), then
+# renames, so no step leaves a file make would keep.
 # NOWEAVE, PANDOC name the tools; SITE_EXTRA_RESOURCES adds an image folder.
 # noweave and pandoc see only a copy of SOURCE (without CRs at line ends or a
 # byte-order mark) and links under plain names, so any path works; messages
@@ -28,7 +29,7 @@ md=$(abs "${WEAVE_MD:-${out%.html}.md}") out=$(abs "$out")
 case $NOWEAVE in /*) ;; */*) NOWEAVE=$PWD/$NOWEAVE ;; esac
 case $PANDOC in /*) ;; */*) PANDOC=$PWD/$PANDOC ;; esac
 work=
-trap 'rm -f "$md.tmp" "$out.tmp"; [ -z "$work" ] || rm -rf "$work"' EXIT
+trap 'rm -f "$md.$$.tmp" "$out.$$.tmp"; [ -z "$work" ] || rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM HUP
 work=$(mktemp -d "${TMPDIR:-/tmp}/weave.XXXXXX")
 mkdir -p "$(dirname "$out")" "$(dirname "$md")"
@@ -47,18 +48,18 @@ if ! grep -q '^@ %def ' "$work/in.nw"; then
 fi
 # -t keeps tabs as tabs, -index runs finduses and noidx, -n drops the wrapper.
 (cd "$work" && NW2MD_SOURCE=$src "$NOWEAVE" -n -t $defs -index \
-  -backend lit/nw2md.py in.nw) > "$md.tmp" 2> "$work/err" || rc=1
+  -backend lit/nw2md.py in.nw) > "$md.$$.tmp" 2> "$work/err" || rc=1
 S=$src awk '{ if (index($0, "in.nw:") == 1)
   $0 = ENVIRON["S"] substr($0, 6); print }' "$work/err" >&2
 ! grep -q 'unescaped << in documentation' "$work/err" || { rc=1; echo \
   "  (in prose, write << as @<< (x @<< 2, \`k@<<<g, b>>>(x)\`))" >&2; }
 [ "${rc:-0}" -eq 0 ] || exit 1
-if ! (cd "$work" && "$PANDOC" "$md.tmp" -f markdown -t html5 --standalone \
+if ! (cd "$work" && "$PANDOC" "$md.$$.tmp" -f markdown -t html5 --standalone \
   --preserve-tabs --template site/template.html --css style.css \
   --self-contained --metadata-file facts.json --resource-path=site:src:extra \
   --lua-filter lit/facts.lua --lua-filter lit/divs.lua \
   --lua-filter lit/page.lua --mathml \
-  --toc --toc-depth=2 -o "$out.tmp") 2> "$work/err"; then
+  --toc --toc-depth=2 -o "$out.$$.tmp") 2> "$work/err"; then
   # Name the source line of an unknown fact, without Lua's traceback.
   name=$(sed -n "s/.*unknown fact name '\([^']*\)'.*/\1/p" "$work/err" |
          head -n 1)
@@ -72,5 +73,5 @@ if ! (cd "$work" && "$PANDOC" "$md.tmp" -f markdown -t html5 --standalone \
   exit 1
 fi
 grep -v '^$' "$work/err" >&2 || true
-mv "$md.tmp" "$md"
-mv "$out.tmp" "$out"
+mv "$md.$$.tmp" "$md"
+mv "$out.$$.tmp" "$out"

@@ -108,8 +108,8 @@ PLACEHOLDER = (
 def draw(name, values, gpu, out, narrow):
     """Run gnuplot for one drawing, then restyle it; raises on failure."""
     fd, raw = tempfile.mkstemp(dir=os.path.dirname(out) or ".",
-                               prefix=f".{os.path.basename(out)}.",
-                               suffix=".raw")   # two makes at once: apart
+                               prefix=".tmp-", suffix=".svg")   # 2 makes
+
     os.close(fd)
     # -d: no ~/.gnuplot (set decimalsign, set grid...); neither GNUPLOT_LIB
     # nor GNUTERM, nor the user's locale, reaches the drawing.
