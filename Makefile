@@ -344,14 +344,14 @@ stage-limits: $(CK)/stage-limits.json ## no GPU: smem, STAGES=2..5; 6 refused
 
 ## evidence-compile: no GPU: write evidence/compile-nvcc-<version>.*
 evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
-    build/source.sha256
+    build/source.sha256 build/source.tokens
 	@$(if $(filter build/pipelined_gemm.cu+build/blocked_gemm.cu,\
 	  $(CHECK_CU)+$(CHECK_BLOCKED)),,echo "evidence-compile: $(CHECK_CU)" \
 	  "$(CHECK_BLOCKED) are not the lesson's program" >&2; exit 1)
 	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
 	@$(PY) -m tools.compile.checks evidence --dir $(CK) \
 	  --nvcc $(call sq,$(NVCC)) --cuobjdump $(call sq,$(CUOBJDUMP)) \
-	  --source-hash build/source.sha256
+	  --source-hash build/source.sha256 --source-tokens build/source.tokens
 
 # ---- facts, plots and the page ----------------------------------------------
 # The evidence folder is a prerequisite: removing a facts file gathers again.

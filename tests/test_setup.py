@@ -3,6 +3,7 @@ goal needs it; pip's settings cannot misdirect it; a source archive without
 .git; make -n check and make check's report; the program finds its toolkit;
 two makes at once; the user's init files and settings."""
 
+import json
 import os
 import pathlib
 import re
@@ -286,3 +287,29 @@ def test_two_makes_at_once(tmp_path, delay=0.3):
         d, top).rglob("*") if re.search(r"\.tmp\b|^\.tmp-|^\.tangle\.",
                                         p.name)]
     assert left == []
+
+
+@pytest.mark.parametrize("edit,stale", [
+    ("// A comment line added by the test: layout only.\n", False),
+    ("static const int day74_test_token = 1;\n", True)],
+    ids=["comment", "token"])
+def test_layout_edit_keeps_the_numbers(tmp_path, edit, stale):
+    """A comment line added to a kernel chunk leaves every number of the
+    committed evidence current (no make step, no record); a new token stales
+    them."""
+    d = seeded(tmp_path)
+    nw = pathlib.Path(d, "day74.nw")
+    text = nw.read_text(encoding="utf-8")
+    at = text.index("__global__ void __launch_bounds__(kThreads)")
+    nw.write_text(text[:at] + edit + text[at:], encoding="utf-8")
+    p = make(d, "facts")
+    assert p.returncode == 0, p.stderr
+    assert pathlib.Path(d, "build/source.sha256").read_bytes() != \
+        pathlib.Path(REPO, "build/source.sha256").read_bytes()
+    n, real = (sum(f["stale"] for f in json.loads(pathlib.Path(
+        folder, "build/facts.json").read_text())["facts"].values())
+        for folder in (d, REPO))   # (the sources now may be unmeasured)
+    if stale and real == n:
+        pytest.skip("every number is stale already: no evidence of these "
+                    "sources' tokens")
+    assert (n > real) is stale and (stale or n == real), (n, real)

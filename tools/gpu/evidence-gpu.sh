@@ -29,6 +29,8 @@ pre="$out/gpu-$slug"
 "$MAKE" --no-print-directory tangle >/dev/null ||
     { echo "evidence-gpu: make tangle failed" >&2; exit 1; }
 src_hash=$(cat build/source.sha256)
+# The token digest: a later layout-only edit keeps this evidence current.
+src_tokens=$(cat build/source.tokens)
 
 stamp() { # stamp COMMAND... : the provenance block of every transcript
     echo "# Day 74 GPU evidence: this ran on a GPU."
@@ -41,6 +43,7 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
         print "# memory: " $4 "\n# max_sm_clock: " $5 }'
     echo "# toolkit: $(nvcc --version | tail -n 2 | tr '\n' ' ')"
     echo "# source_sha256: $src_hash"
+    echo "# source_tokens: $src_tokens"
     echo "# command: $*"
     echo
 }
