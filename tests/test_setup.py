@@ -167,17 +167,18 @@ def test_check_reports_each_group(tmp_path):
     command lines; a failure's details follow, and make check fails."""
     d = seeded(tmp_path)
     line = r"^make check: {} +{} +\d+ s$"
-    p = make(d, "check", "CHECKS=unit-test facts-test")
+    p = make(d, "check", "CHECKS=unit-test stale-evidence")
     assert p.returncode == 0, p.stdout + p.stderr
-    for g in ("unit-test", "facts-test"):
+    for g in ("unit-test", "stale-evidence"):
         assert re.search(line.format(g, "passed"), p.stdout, re.M), p.stdout
     assert re.search(r"^make check: all 2 passed", p.stdout, re.M), p.stdout
     t = pathlib.Path(d, "tests/unit/test_harness.c")
     t.write_text(t.read_text() + "\nint broken_by_the_test = ;\n")
-    p = make(d, "check", "CHECKS=unit-test facts-test")
+    p = make(d, "check", "CHECKS=unit-test stale-evidence")
     assert p.returncode != 0
     assert re.search(line.format("unit-test", "FAILED"), p.stdout, re.M)
-    assert re.search(line.format("facts-test", "passed"), p.stdout, re.M)
+    assert re.search(line.format("stale-evidence", "passed"), p.stdout,
+                     re.M)
     assert "broken_by_the_test" in p.stdout, p.stdout   # the details
     assert not re.search(r"^(cc|nvcc|\S*/nvcc) ", p.stdout, re.M), p.stdout
 
