@@ -140,7 +140,7 @@ setup: ## install the Debian packages this module needs (as root)
 # included build/tangle.mk (which needs noweb), whatever the goal. Without
 # root, missing packages stop make at once, naming the administrator's one
 # command. tools/setup.sh writes build/.deps-ok once all is in place.
-deps: ; @:
+deps:
 SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
   $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
   q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
