@@ -1,5 +1,6 @@
 #!/bin/sh
-# tools/setup.sh [--if-root] [--no-pip]: installs the Debian packages this module needs
+# tools/setup.sh [--if-root] [--no-pip]: installs the Debian packages this
+# module needs
 # (as root; else prints the one command an administrator runs, exit 1) and,
 # when the toolkit lacks them, NVIDIA's cuobjdump and nvdisasm into
 # build/venv (never the system Python; pip runs --isolated, so PIP_USER,
@@ -72,7 +73,8 @@ if ! CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} tools/compile/find-tool.sh \
     case ${PIP_NO_INDEX:-} in ''|0|false|no|off) ;; *) set -- "$@" --no-index;;
     esac
     if ! { [ -x "$VENV/bin/pip" ] || "$PYTHON" -m venv "$VENV"; } ||
-       ! env -u PIP_CONFIG_FILE "$VENV/bin/pip" install --isolated -q --disable-pip-version-check \
+       ! env -u PIP_CONFIG_FILE "$VENV/bin/pip" install --isolated -q \
+            --disable-pip-version-check \
             "$@" $PIP; then
         echo "setup.sh: could not install $PIP into $VENV (pip's message" \
              "above): the SASS checks (make sm80-check, compile-test) need" \

@@ -135,9 +135,9 @@ def load_evidence(path, schema, current, raw=None, tokens=None):
     """One facts.json, checked against the schema, as Evidence: stale when
     made from sources whose sha256 is not in current (a set of hex) and
     whose meta.source_tokens is not tokens (the token digest now), a
-    relayout when it is current but its sha256 is not raw. GatherError for bad JSON or
-    meta, an unknown fact name (with the nearest legal ones), a fact of
-    another producer or a bad value."""
+    relayout when it is current but its sha256 is not raw. GatherError for
+    bad JSON or meta, an unknown fact name (with the nearest legal ones), a
+    fact of another producer or a bad value."""
     try:
         obj = json.loads(litlib.read_text(path))
     except (OSError, ValueError) as e:
