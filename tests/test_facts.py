@@ -384,3 +384,22 @@ def test_gains_and_cited_facts(tmp_path):
     bad.write_text("cited.x\t1.0\n")
     with pytest.raises(ValueError, match=r"cited\.tsv:1: expected"):
         derive.cited(str(bad))
+
+
+@pytest.mark.parametrize("same_tokens", [True, False])
+def test_evidence_carries_its_token_digest(tmp_path, same_tokens):
+    """Evidence whose meta.source_tokens is the current token digest is
+    current (a relayout) without any SOURCES.tsv; another digest: stale."""
+    ev = tmp_path / "evidence"
+    ev.mkdir()
+    obj = json.loads(litlib.read_text(os.path.join(
+        FIX, "good", "evidence", "compile.facts.json")))
+    obj["meta"]["source_tokens"] = "2" * 64
+    (ev / "compile.facts.json").write_text(json.dumps(obj))
+    (tmp_path / "now").write_text("1" * 64 + "\n")
+    (tmp_path / "tok").write_text(("2" if same_tokens else "3") * 64 + "\n")
+    facts = gather.gather(os.path.join(FIX, "schema.tsv"), str(ev),
+                          str(tmp_path / "now"), str(tmp_path / "out.json"),
+                          "tools.facts.derive",
+                          token_path=str(tmp_path / "tok"))
+    assert facts["ptx.sm80.piped.total"].stale is not same_tokens

@@ -33,10 +33,12 @@ slug=$(printf '%s' "$gpu_name" | tr 'A-Z' 'a-z' |
        sed -E 's/^nvidia //; s/[^a-z0-9]+/-/g; s/-+$//')
 pre="$out/gpu-$slug"
 
-if [ -n "$dry" ]; then src_hash=dry-run; else
+if [ -n "$dry" ]; then src_hash=dry-run src_tokens=dry-run; else
 "$MAKE" --no-print-directory tangle >/dev/null ||
     { echo "evidence-gpu: make tangle failed" >&2; exit 1; }
 src_hash=$(cat build/source.sha256)
+# The token digest: a later layout-only edit keeps this evidence current.
+src_tokens=$(cat build/source.tokens)
 fi
 
 stamp() { # stamp COMMAND... : the provenance block of every transcript
@@ -50,6 +52,7 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
         print "# memory: " $4 "\n# max_sm_clock: " $5 }'
     echo "# toolkit: $(nvcc --version | tail -n 2 | tr '\n' ' ')"
     echo "# source_sha256: $src_hash"
+    echo "# source_tokens: $src_tokens"
     echo "# command: $*"
     echo
 }

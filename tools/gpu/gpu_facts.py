@@ -393,6 +393,8 @@ def facts_for(pre, m=None):
             "gpu": stamp["gpu"], "toolkit": stamp["toolkit"],
             "date": stamp["date_utc"],
             "transcript": f"evidence/{os.path.basename(pre)}-run-sm_80.txt"}
+    if stamp.get("source_tokens"):   # (transcripts from before it: none)
+        meta["source_tokens"] = stamp["source_tokens"]
     return meta, facts
 
 

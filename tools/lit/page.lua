@@ -214,8 +214,22 @@ local function Para(para)
     table.concat(links, ", ") .. "</p>" or nil)
 end
 
+local function Figure(fig)
+  -- pandoc 3 makes an image alone in its paragraph a Figure (2.x: a Para):
+  -- the same figure from its one image, the Figure's id and caption kept.
+  local body = #fig.content == 1 and fig.content[1]
+  local img = body and (body.t == "Plain" or body.t == "Para")
+    and #body.content == 1 and body.content[1]
+  if not img or img.t ~= "Image" then return nil end
+  if img.identifier == "" then img.identifier = fig.identifier end
+  if #img.caption == 0 and fig.caption.long[1] then
+    img.caption = pandoc.utils.blocks_to_inlines(fig.caption.long)
+  end
+  return Para(pandoc.Para({ img }))
+end
+
 -- Results tables and figures in document order, then everything else.
 return {
-  { traverse = "topdown", Div = results_table, Para = Para },
+  { traverse = "topdown", Div = results_table, Para = Para, Figure = Figure },
   { Header = Header, Code = Code, Table = Table, Div = wrapper_only },
 }
