@@ -392,37 +392,46 @@ def test_tidy(pages, demo):
 
 
 def page_figures(html_text):
-    """[(plot name, ids, body, {table id: table html})] of one page."""
-    tables = dict(re.findall(r'<div id="([^"]+)" class="results-table"[^>]*>'
-                             r'(.*?)</div>', html_text, re.S))
-    figures = re.findall(r'<figure class="plot" data-plot="([^"]+)" aria-'
-                         r'describedby="([^"]+)">(.*?)</figure>', html_text,
-                         re.S)
+    """[(plot name, described ids, body)] of one page: the ids its
+    aria-describedby names (tables on its own page; none when every table
+    it links is on another page)."""
+    figures = re.findall(r'<figure class="plot" data-plot="([^"]+)"'
+                         r'(?: aria-describedby="([^"]+)")?>(.*?)</figure>',
+                         html_text, re.S)
     assert len(figures) == html_text.count('<figure class="plot"')
-    return [f + (tables,) for f in figures]
+    return figures
 
 
 @pytest.mark.parametrize("path", ["page", "demo"])
 def test_plots_name_the_tables_of_their_numbers(path, pages, demo):
-    """Every plot names (aria-describedby) and links results tables of its
-    page that show each number it draws (NAME.values.tsv; '?': nothing
-    ran); plots may be on any page."""
+    """Every plot links results tables that show each number it draws
+    (NAME.values.tsv; '?': nothing ran), and names those of its own page
+    (aria-describedby); plots and their tables may be on any page of the
+    same source (a link FILE#ID reaches a table on another page)."""
     woven, plots = (pages, os.path.join(REPO, "build", "plots")) \
         if path == "page" else (demo[2], fixture("plots"))
-    figures = [f for t in woven.values() for f in page_figures(t)]
+    tables = {(os.path.basename(w), i): t for w, text in woven.items()
+              for i, t in re.findall(r'<div id="([^"]+)" class="results-'
+                                     r'table"[^>]*>(.*?)</div>', text, re.S)}
+    figures = [(os.path.basename(w),) + f for w, t in woven.items()
+               for f in page_figures(t)]
     assert figures
-    for name, ids, body, tables in figures:
-        assert ids.split() and set(ids.split()) <= set(tables), name
-        assert all('href="#%s"' % i in body for i in ids.split()), name
+    for page, name, described, body in figures:
+        links = re.findall(r'<p class="plot-numbers">.*?</p>', body, re.S)
+        targets = [((f or page), i) for f, i in re.findall(
+            r'href="([a-z0-9_-]+\.html)?#([^"]+)"', " ".join(links))]
+        assert targets and set(targets) <= set(tables), (name, targets)
+        assert sorted(described.split()) == sorted(
+            i for f, i in targets if f == page), name
         shown = numbers(" ".join(texts(" ".join(
-            tables[i] for i in ids.split()), "t[dh]")))
+            tables[t] for t in targets), "t[dh]")))
         rows = pathlib.Path(plots, name + ".values.tsv").read_text()
         missing = [v for row in rows.splitlines()[1:] for v in
                    row.split("\t") if v != "?" and not any(
                        abs(p - float(v)) <= 0.5 * 10 ** -d + 1e-9
                        for p, d in shown)]
         assert not missing, "%s: not in the tables it names (%s): %s" % (
-            name, ids, missing)
+            name, targets, missing)
 
 
 # ---- awkward input, one fixture each ----------------------------------------

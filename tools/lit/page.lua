@@ -196,14 +196,22 @@ local function Para(para)
       '"></div>')
   end
   local label, name = stringify(img.caption), img.src:match("([^/]+)%.svg$")
-  local ids = pandoc.List()
-  for id in (img.attributes.numbers or last_table or ""):gmatch("[^%s#]+") do
-    ids:insert(id)
+  -- numbers="ID FILE#ID ...": a table on this page, or on another page
+  -- (pages.lua writes FILE#ID), which only a link can reach.
+  local ids, here = pandoc.List(), pandoc.List()
+  for tok in (img.attributes.numbers or last_table or ""):gmatch("%S+") do
+    tok = tok:gsub("^#", "")
+    ids:insert(tok)
+    if not tok:find("#", 1, true) then here:insert(tok) end
   end
   local extra = ' data-plot="' .. escape(name) .. '"' .. (img.identifier ~= ""
-    and ' id="' .. escape(img.identifier) .. '"' or "") .. (#ids > 0 and
-    ' aria-describedby="' .. escape(table.concat(ids, " ")) .. '"' or "")
+    and ' id="' .. escape(img.identifier) .. '"' or "") .. (#here > 0 and
+    ' aria-describedby="' .. escape(table.concat(here, " ")) .. '"' or "")
   local links = ids:map(function(id)
+    if id:find("#", 1, true) then
+      return '<a href="' .. escape(id) .. '">the table on ' ..
+        escape(id:match("^[^#]*")) .. "</a>"
+    end
     return '<a href="#' .. escape(id) .. '">the table ' ..
       (seen[id] and "above" or "below") .. "</a>"
   end)

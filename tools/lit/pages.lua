@@ -339,6 +339,16 @@ local function relink(block, P, L, name)
       local t = id and target(id)
       if t then l.target = t; return l end
     end,
+    -- A figure's numbers="ID ..." (page.lua links its tables): FILE#ID for
+    -- a table on another page.
+    Image = function(img)
+      local n = img.attributes.numbers
+      if not n then return nil end
+      img.attributes.numbers = n:gsub("[^%s]+", function(tok)
+        return target((tok:gsub("^#", ""))) or tok
+      end)
+      return img
+    end,
     RawBlock = raw, RawInline = raw,
   }).content
 end
