@@ -52,11 +52,12 @@ Instruction Set):
   it, for every thread of the CTA. bar.sync is barrier.sync.aligned: all
   threads must execute the same barrier instruction, so a release whose
   threads wait at different __syncthreads() statements (call sites,
-  __FILE__:__LINE__) fails, naming two sites and their threads. It does
-  not complete copies. A landed copy of thread u is visible to thread
-  t != u only when a barrier orders u's wait before t's read (vector
-  clocks over the barriers). A barrier that a thread which has returned
-  never reaches is a hang.
+  __FILE__:__LINE__) fails, naming two sites and their threads (one
+  __syncthreads() in a function called from two places counts as one
+  site). It does not complete copies. A landed copy of thread u is
+  visible to thread t != u only when a barrier orders u's wait before t's
+  read (vector clocks over the barriers). A barrier that a thread which
+  has returned never reaches is a hang.
 - cuda::pipeline at block scope (libcu++; "cp.async.mbarrier.arrive",
   "mbarrier.test_wait/mbarrier.try_wait"): each thread's k-th
   producer_commit adds its copies to stage use k (stage k % depth); they
