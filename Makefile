@@ -191,7 +191,12 @@ endif
 
 # ---- build ------------------------------------------------------------------
 ## build: build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
-build: $(BIN) build/pipelined_gemm
+build: $(BIN) build/pipelined_gemm build/model/model.o
+# The CPU model's own half (tools/model), compiled once per checkout by make
+# so that a check (make exercise-check) compiles only the kernel file.
+build/model/model.o: tools/model/model.cc tools/model/include/lit_gpu.h
+	@$(PY) -c 'from tools.model import check; check.model_object("$(@D)")'
+	@echo "built $@ (the CPU model)"
 build/pipelined_gemm: $(BIN) $(if $(filter $(CONFIG)/pipelined_gemm,$(shell \
     readlink build/pipelined_gemm)),,FORCE)
 	@ln -sfn $(CONFIG)/pipelined_gemm $@
