@@ -200,14 +200,14 @@ def depth_facts(d, m, facts):
                 raise EvidenceError(f"{p}: no row for N = {n}")
             r = re.search(r"-(\d+)\.csv$", p).group(1)
             rounds.setdefault(int(r), {})[s] = row
-        b = f"lab.depths.{s}."
-        rows = [rounds[r][s] for r in sorted(rounds)]
+    if any(len(v) != len(m.depths.exercise) for v in rounds.values()):
+        raise EvidenceError(f"{d}: a round lacks a depth")
+    for s in m.depths.exercise:
+        b, rows = f"lab.depths.{s}.", [rounds[r][s] for r in sorted(rounds)]
         spread(b + "ratio", [x["piped_over_sync"] for x in rows], facts)
         for col in ("sync_ms", "piped_ms"):
             facts[b + col] = statistics.median(
                 x[col + "_median"] for x in rows)
-    if any(len(v) != len(m.depths.exercise) for v in rounds.values()):
-        raise EvidenceError(f"{d}: a round lacks a depth")
     facts["lab.depths.rounds"] = len(rounds)
     facts["lab.depths.orders"] = " ".join(
         "<".join(str(s) for s in sorted(v, key=lambda s: v[s][
