@@ -413,15 +413,20 @@ def test_lab_readers_on_fixture_lines():
 
 
 def test_lab_reader_errors(tmp_path):
-    """A transcript without its exit status, or a round without one of the
-    depths, is an error naming the file or folder."""
+    """A transcript without its exit status or whose status and FAIL lines
+    disagree, or a round without one of the depths, is an error naming the
+    file or folder."""
     from tools.gpu import lab_facts
     m = manifest.load()
     shutil.copytree(LAB_FIX, tmp_path / "lab")
     d = str(tmp_path / "lab")
-    (tmp_path / "lab" / "ex-no-barrier-s2.txt").write_text("FAIL x\n")
-    with pytest.raises(lab_facts.EvidenceError, match="ex-no-barrier-s2"):
-        lab_facts.loop_facts(d, m, {}, root=REPO)
+    bad = tmp_path / "lab" / "ex-no-barrier-s2.txt"
+    for text in ("FAIL your loop x\n", "PASS x\n# exit status: 2\n",
+                 "FAIL your loop x\n# exit status: 0\n"):
+        bad.write_text(text)
+        with pytest.raises(lab_facts.EvidenceError,
+                           match="ex-no-barrier-s2"):
+            lab_facts.loop_facts(d, m, {}, root=REPO)
     os.remove(os.path.join(d, "depths-4-2.csv"))
     with pytest.raises(lab_facts.EvidenceError, match="lacks a depth"):
         lab_facts.depth_facts(d, m, {})

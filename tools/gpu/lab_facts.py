@@ -259,11 +259,13 @@ def loop_facts(d, m, facts, root="."):
         rc = EXIT.search(text)
         if not rc:
             raise EvidenceError(f"{path}: no exit status")
+        if (rc.group(1) == "0") == ("FAIL your loop" in text):
+            raise EvidenceError(f"{path}: the exit status and the FAIL "
+                                "lines disagree")
         if rc.group(1) == "0":
-            return "missed" if "FAIL" not in text else "malformed"
+            return "missed"
         return ("wrong result" if "FAIL your loop computed a wrong result"
-                in text else "source check" if "FAIL your loop" in text
-                else "malformed")
+                in text else "source check")
     model = model_depths(root)
     for loop, fixture in m.lab.loops.items():
         if fixture not in model:
