@@ -403,3 +403,129 @@ def test_evidence_carries_its_token_digest(tmp_path, same_tokens):
                           "tools.facts.derive",
                           token_path=str(tmp_path / "tok"))
     assert facts["ptx.sm80.piped.total"].stale is not same_tokens
+
+# ---- the lab notes' facts (tools/gpu/lab_facts.py, evidence/<lab.dir>) ----
+LAB = os.path.join(REPO, "evidence", manifest.load().lab.dir)
+LAB_FIX = os.path.join(FIXTURES, "lab")
+
+
+def test_lab_facts_reproduce_the_committed_file():
+    """lab_facts on the committed lab folder gives the committed facts
+    file, with the values read from it unrounded."""
+    from tools.gpu import lab_facts
+    meta, facts = lab_facts.facts_for(LAB, root=REPO)
+    assert {"meta": meta, "facts": facts} == json.loads(litlib.read_text(
+        LAB + ".facts.json"))
+    assert meta["kind"] == "gpu" and meta["date"] == "2026-12-02T00:20:42Z"
+    assert facts["lab.cublas.kit.pedantic.4096.ms"] == 2.69952
+    assert facts["lab.depths.orders"] == "3<2<4 3<2<4 3<2<4 3<2<4"
+    assert facts["lab.lds.16.m16.wf"] == 4.0
+    assert facts["lab.lds.l4x4a.lanes4"] == 1
+    assert facts["lab.loops.commit_only_when_fetched.s3.gpu"] == "missed"
+    assert facts["lab.loops.commit_only_when_fetched.model_depth"] == 3
+
+
+def test_lab_readers_on_fixture_lines():
+    """The depth, seed and loop readers on a few evidence lines
+    (tests/fixtures/lab): medians, each round's order, the seed's printed
+    interval, the loop tokens and "not run" for a missing transcript."""
+    from tools.gpu import lab_facts
+    m, facts = manifest.load(), {}
+    lab_facts.depth_facts(LAB_FIX, m, facts)
+    assert facts["lab.depths.orders"] == "3<2<4 2<3<4"
+    assert facts["lab.depths.rounds"] == 2
+    assert (facts["lab.depths.3.ratio_min"],
+            facts["lab.depths.3.ratio_max"]) == (0.956, 0.962)
+    assert facts["lab.depths.2.piped_ms"] == pytest.approx(0.53955)
+    lab_facts.seed_facts(LAB_FIX, m, facts)
+    assert facts["lab.seed.piped_ms_lo"] == pytest.approx(0.5355)
+    assert facts["lab.seed.piped_ms_hi"] == pytest.approx(0.5375)
+    assert facts["lab.seed.rounds"] == 2
+    assert (facts["lab.seed.lesson.piped_ms_min"],
+            facts["lab.seed.lesson.piped_ms_max"]) == (0.541, 0.542)
+    lab_facts.loop_facts(LAB_FIX, m, facts, root=REPO)
+    assert [facts[f"lab.loops.{k}.gpu"] for k in (
+        "wait_plus_one.s2", "no_barrier.s2", "commit_only_when_fetched.s3",
+        "barrier_before_wait.s2")] == ["wrong result", "source check",
+                                       "missed", "not run"]
+    assert facts["lab.loops.good.passed"] is True
+    assert facts["lab.loops.wait_plus_one.model_depth"] == 2
+
+
+def test_lab_reader_errors(tmp_path):
+    """A transcript without its exit status or whose status and FAIL lines
+    disagree, or a round without one of the depths, is an error naming the
+    file or folder."""
+    from tools.gpu import lab_facts
+    m = manifest.load()
+    shutil.copytree(LAB_FIX, tmp_path / "lab")
+    d = str(tmp_path / "lab")
+    bad = tmp_path / "lab" / "ex-no-barrier-s2.txt"
+    for text in ("FAIL your loop x\n", "PASS x\n# exit status: 2\n",
+                 "FAIL your loop x\n# exit status: 0\n"):
+        bad.write_text(text)
+        with pytest.raises(lab_facts.EvidenceError,
+                           match="ex-no-barrier-s2"):
+            lab_facts.loop_facts(d, m, {}, root=REPO)
+    os.remove(os.path.join(d, "depths-4-2.csv"))
+    with pytest.raises(lab_facts.EvidenceError, match="lacks a depth"):
+        lab_facts.depth_facts(d, m, {})
+
+
+def test_lane_units_read_the_pattern_switch():
+    """pattern()'s cases as lanes' word indices: C's / on whole numbers,
+    q and w, the default after the last case."""
+    from tools.gpu import lab_facts
+    got = lab_facts.lane_units(
+        "constexpr int pattern(int p, int lane)\n{\n    switch (p) {\n"
+        "    case 0: return lane / 4;\n    case 1: return 2 * q + w % 4;\n"
+        "    default: return (lane % 8) ^ (lane / 8);\n    }\n}\n")
+    assert got[0][:9] == [0, 0, 0, 0, 1, 1, 1, 1, 2]
+    assert got[1][8:13] == [2, 3, 4, 5, 2]
+    assert got[2][8:10] == [1, 0]
+
+
+@pytest.mark.parametrize("width,lanes4,want", [
+    (16, 1, 2), (16, 2, 2), (16, 4, 4), (8, 1, 1), (8, 2, 1), (8, 4, 2),
+    (4, 4, 1)])
+def test_lds_wavefront_rule(width, lanes4, want):
+    """The rule: max(ceil(W/8), ceil(L W/16)); LDS.128 never below 2."""
+    assert derive.lds_wavefronts(width, lanes4) == want
+
+
+def test_lab_verdict_helpers():
+    """The seed's interval against 0.99, cuBLAS's faster mode, the lane
+    maps' ranges."""
+    assert [derive.interval_verdict(lo, hi, 0.99) for lo, hi in (
+        (0.99, 1.0), (0.98, 0.989), (0.989, 0.991))] == [
+        "held", "failed", "inconclusive"]
+    assert derive.faster_mode(0.38, 0.35, 2.76, 2.70) == "pedantic"
+    assert derive.faster_mode(0.34, 0.35, 2.76, 2.70) == "mixed"
+    assert derive.map_speed(1.0, 1.1, 2.0, 2.1, 0.8, 0.9, 1.8, 1.9) == \
+        "faster"
+    assert derive.map_speed(1.0, 1.1, 2.0, 2.1, 1.05, 1.2, 1.8, 1.9) == \
+        "no measurable effect"
+
+
+def test_lab_verdicts_follow_the_numbers():
+    """From the committed lab facts: one changed wavefront count fails the
+    rule, one round out of order makes the order unstable, a faster
+    default mode at one size gives mixed."""
+    from tools.gpu import lab_facts
+    _, raw = lab_facts.facts_for(LAB, root=REPO)
+    gpu = json.loads(litlib.read_text(os.path.join(
+        REPO, "evidence", "gpu-h200.facts.json")))["facts"]
+
+    def verdicts(**change):
+        facts = {k: gather.Fact(v, [], False) for k, v in
+                 {**gpu, **raw, **change}.items()}
+        out = derive.derive(facts, [])
+        return {k[8:]: v[0] for k, v in out.items()
+                if k[8:] in ("lds_rule", "depth_order", "cublas_mode")}
+    assert verdicts() == {"lds_rule": "held", "depth_order": "stable",
+                          "cublas_mode": "pedantic faster"}
+    got = verdicts(**{"lab.lds.16.d4.wf": 4.0,
+                      "lab.depths.orders": "3<2<4 2<3<4",
+                      "lab.cublas.kit2.default.4096.ms": 2.6})
+    assert got == {"lds_rule": "failed", "depth_order": "unstable",
+                   "cublas_mode": "mixed"}

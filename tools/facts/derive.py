@@ -20,6 +20,7 @@ CC80 = {"registers": 65536, "unit": 256, "warps": 64, "blocks": 32}
 THREADS = 256
 SPREAD = ["spread.2048.ratio_min", "spread.2048.ratio_max"]
 FMA_PER_WAVEFRONT = 0.25  # 1 shared wavefront per 4 FMA instructions
+SEED_FLOOR = 0.99         # issue 22: the lesson at 0.99x the seed's speed
 
 
 def band(values, lo, hi):
@@ -68,6 +69,53 @@ def stages_verdict(r2, r3, r4, lo, hi):
     if abs(r3 - r2) <= spread and abs(r4 - r3) <= spread:
         return "no measurable effect"
     return held(r3 <= r2 + spread and r4 >= r3 - spread)
+
+
+def lds_wavefronts(width, lanes4):
+    """Shared-memory wavefronts of one conflict-free shared load of width
+    bytes (4, 8 or 16) whose lanes read at most lanes4 distinct width-byte
+    words in any group of 4 consecutive lanes: max(ceil(width / 8),
+    ceil(lanes4 * width / 16)), so max(2, lanes4) for LDS.128. A rule
+    fitted to the H200 lab evidence (lab.lds.*, issue 22), checked by
+    verdict.lds_rule; not a documented formula."""
+    return max(-(-width // 8), -(-lanes4 * width // 16))
+
+
+def order(ratios):
+    """The depths by ratio, lowest (fastest) first, as a token "3<2<4".
+    ratios: {depth: piped/sync}."""
+    return "<".join(str(d) for d in sorted(ratios, key=ratios.get))
+
+
+def interval_verdict(lo, hi, floor):
+    """held when the interval [lo, hi] lies at or above floor, failed
+    when it lies below, inconclusive when it straddles it."""
+    return "held" if lo >= floor else "failed" if hi < floor \
+        else "inconclusive"
+
+
+def faster_mode(*ms):
+    """The faster cuBLAS math mode by median time: ms holds (default,
+    pedantic) pairs; "pedantic" or "default" when every pair agrees,
+    "mixed" otherwise."""
+    won = {"pedantic" if p < d else "default"
+           for d, p in zip(ms[0::2], ms[1::2])}
+    return won.pop() if len(won) == 1 else "mixed"
+
+
+def map_speed(*v):
+    """The second lane map against the first: v holds the first's (min,
+    max) ms per size, then the second's. faster when the second's slowest
+    process beats the first's fastest at every size, slower when the
+    reverse, no measurable effect otherwise."""
+    half = len(v) // 2
+    a, b = list(zip(v[:half:2], v[1:half:2])), list(zip(v[half::2],
+                                                         v[half + 1::2]))
+    if all(y[1] < x[0] for x, y in zip(a, b)):
+        return "faster"
+    if all(y[0] > x[1] for x, y in zip(a, b)):
+        return "slower"
+    return "no measurable effect"
 
 
 def blocks_per_sm_cc80(registers):
@@ -282,4 +330,79 @@ def derive(facts, evidence):
         lambda *r: held(all(r[:len(arrives)]) and not any(r[len(arrives):])))
     put("verdict.blocked_target", ["blocked.spread.4096.pct_min"],
         lambda pct: held(pct >= BLOCKED_TARGET))
+    lab_verdicts(put, facts, m)
     return out
+
+
+def lab_verdicts(put, facts, m):
+    """The lab notes' derived facts and verdicts (one device call's open
+    points, tools/gpu/lab_facts.py): cuBLAS's faster math mode, the
+    wavefront rule, the depth order over rounds and calls, the seed, the
+    wrong loops on the GPU. put: derive()'s."""
+    lab, (one,) = m.lab, m.sizes["one"]
+    modes = [f"lab.cublas.{r}.{mode}.{n}.ms" for n in lab.kit_sizes
+             for r in lab.kit_runs for mode in ("default", "pedantic")]
+    for n in lab.kit_sizes:
+        put(f"lab.cublas.{n}.faster", [x for x in modes if f".{n}." in x],
+            faster_mode)
+    put("verdict.cublas_mode", modes, lambda *ms: faster_mode(*ms) +
+        (" faster" if faster_mode(*ms) != "mixed" else ""))
+    cases = [(w, manifest.key(p)) for w in lab.lds_widths
+             for p in lab.lds_patterns]
+    names = [f"lab.lds.{w}.{p}.{k}" for w, p in cases
+             for k in ("wf", "conflicts")] + [
+        f"lab.lds.{manifest.key(p)}.lanes4" for p in lab.lds_patterns]
+
+    def checked(*v):   # (wf, lds_wavefronts) of each conflict-free case
+        got = dict(zip(names, v))
+        return [(got[f"lab.lds.{w}.{p}.wf"], lds_wavefronts(
+            w, got[f"lab.lds.{p}.lanes4"])) for w, p in cases
+            if got[f"lab.lds.{w}.{p}.conflicts"] == 0]
+    put("lab.lds.rule_cases", names, lambda *v: len(checked(*v)))
+    put("lab.lds.conflict_cases", names,
+        lambda *v: len(cases) - len(checked(*v)))
+    put("verdict.lds_rule", names, lambda *v: held(all(
+        abs(wf - rule) < 0.01 for wf, rule in checked(*v))))
+    put("lab.lds.lesson_wf", [f"lab.lds.16.{manifest.key(p)}.wf"
+                              for p in lab.lesson_lds],
+        lambda *wf: sum(wf) / len(wf))
+    ms = {k: [f"lab.map.{k}.{n}.ms_{e}" for n in lab.kit_sizes
+              for e in ("min", "max")] for k in lab.map}
+    one_map, two_map = list(lab.map)[:2]
+    put("verdict.map_speed", ms[one_map] + ms[two_map], map_speed)
+    depths = m.depths.exercise
+    put("verdict.depth_order", ["lab.depths.orders"],
+        lambda o: "stable" if len(set(o.split())) == 1 else "unstable")
+    now = [f"lab.depths.{d}.ratio" for d in depths]
+    then = [f"stages.{d}.{one}.ratio" for d in depths]
+    put("lab.depths.order", now, lambda *r: order(dict(zip(depths, r))))
+    put("lab.depths.committed_order", then,
+        lambda *r: order(dict(zip(depths, r))))
+    put("verdict.depth_order_calls", now + then, lambda *r: "same order"
+        if order(dict(zip(depths, r))) == order(dict(zip(depths, r[3:])))
+        else "other order")
+    for d in depths:
+        both = [f"{p}.{d}{n}.ratio_{e}" for p, n in (
+            ("lab.depths", ""), ("stages", f".{one}")) for e in ("min", "max")]
+        put(f"lab.depths.{d}.both_min", both, lambda *v: min(v))
+        put(f"lab.depths.{d}.both_max", both, lambda *v: max(v))
+    widths = [f"lab.depths.{d}.both_{e}" for d in depths
+              for e in ("min", "max")]
+    put("lab.depths.both_spread", widths, lambda *v: max(
+        v[i + 1] - v[i] for i in range(0, len(v), 2)))
+    put("verdict.stages_calls", now + ["lab.depths.both_spread"],
+        lambda r2, r3, r4, sp: stages_verdict(r2, r3, r4, 0.0, sp))
+    put("lab.seed.speed_lo", ["lab.seed.piped_ms_lo",
+                              "lab.seed.lesson.piped_ms_max"],
+        lambda seed, lesson: seed / lesson)
+    put("lab.seed.speed_hi", ["lab.seed.piped_ms_hi",
+                              "lab.seed.lesson.piped_ms_min"],
+        lambda seed, lesson: seed / lesson)
+    put("verdict.seed", ["lab.seed.speed_lo", "lab.seed.speed_hi"],
+        lambda lo, hi: interval_verdict(lo, hi, SEED_FLOOR))
+    runs = [f"lab.loops.{manifest.key(x)}.s{s}.gpu" for x in lab.loops
+            for s in lab.loop_depths]
+    put("lab.loops.gpu_missed", runs, lambda *t: t.count("missed"))
+    put("verdict.loops_gpu", runs + ["lab.loops.good.passed"],
+        lambda *t: "control failed" if not t[-1] else "some missed"
+        if "missed" in t else "all caught")

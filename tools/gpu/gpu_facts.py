@@ -3,7 +3,10 @@
 Usage: python3 -m tools.gpu.gpu_facts [EVIDENCE_DIR]   (default: evidence)
 
 Reads EVIDENCE_DIR/gpu-<gpu>-*.{txt,csv} of each GPU there, writes
-EVIDENCE_DIR/gpu-<gpu>.facts.json (atomically) for tools/lit/gather.py.
+EVIDENCE_DIR/gpu-<gpu>.facts.json (atomically) for tools/lit/gather.py;
+and, when there, the manifest's lab folder EVIDENCE_DIR/<lab.dir>/ (one
+call's open points, tools/gpu/lab_facts.py) as EVIDENCE_DIR/<lab.dir>
+.facts.json.
 Values as measured, unrounded: times in ms, rates in GFLOP/s, ratios
 piped/sync (< 1: the pipeline is faster), percentages, bytes, counts, MHz,
 booleans, tokens; no verdicts (tools/facts/derive.py), no sentences. Exit:
@@ -20,6 +23,7 @@ import statistics
 import sys
 
 from tools import manifest
+from tools.gpu import lab_facts
 from tools.lit import litlib
 from tools.lit.litlib import read_stamped_csv as read_csv, read_text as read
 
@@ -421,6 +425,25 @@ def main(argv):
             {"meta": meta, "facts": facts}, indent=1, sort_keys=True,
             ensure_ascii=False) + "\n")
         print(f"gpu_facts: {len(facts)} facts -> {pre}.facts.json")
+    return lab_main(ev)
+
+
+def lab_main(ev):
+    """Write EVIDENCE_DIR/<lab.dir>.facts.json when the folder is there;
+    returns the exit status."""
+    try:
+        lab = os.path.join(ev, manifest.load().lab.dir)
+        if not os.path.isdir(lab):
+            return 0
+        meta, facts = lab_facts.facts_for(lab)
+    except (EvidenceError, lab_facts.EvidenceError, manifest.ManifestError,
+            KeyError, OSError, ValueError) as e:
+        print(f"gpu_facts: {lab}: {e!s}", file=sys.stderr)
+        return 1
+    litlib.write_atomic(lab + ".facts.json", json.dumps(
+        {"meta": meta, "facts": facts}, indent=1, sort_keys=True,
+        ensure_ascii=False) + "\n")
+    print(f"gpu_facts: {len(facts)} facts -> {lab}.facts.json")
     return 0
 
 
