@@ -257,7 +257,7 @@ def derive(facts, evidence):
                 and isinstance(value, (int, float))
                 and not isinstance(value, bool)):
             put(f"{stem}.{suffixes[last]}", [name], gain)
-    for n in (512, 1024, 2048, 4096):
+    for n in manifest.load().sizes["run"]:
         for k in ("sync", "piped"):
             put(f"run.sm_80.{n}.{k}_us", [f"run.sm_80.{n}.{k}_ms"],
                 lambda ms: 1000 * ms)
