@@ -94,10 +94,10 @@ TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
 NW      := day74.nw
 # The program: its files are the downloads.
 PROGRAM := pipelined_gemm.cu blocked_gemm.cu kernels.h harness.h harness.c \
-           main.c
+           main.c wide_gemm.cu
 # Kernel files, each a root NAME.cu giving build/<ARCH>-<STAGES>stages/NAME:
 # KERNELS replace pipelined_gemm.cu (and link blocked_gemm.o), BLOCKED_KERNELS
-# blocked_gemm.cu (and link pipelined_gemm.o). They and the depths are
+# blocked_gemm.cu (and link pipelined_gemm.o); every binary links wide_gemm.o. They and the depths are
 # tools/manifest.toml's, as build/manifest.mk (rewritten here when stale).
 MANIFEST := tools/manifest.toml tools/manifest.py
 ifneq ($(BUILDING),)
@@ -209,7 +209,8 @@ build/host/cc.cmd: $(call changed,CC_CMD,build/host/cc.cmd)
 $(OBJDIR)/nvcc.cmd: $(call changed,NVCC_CMD,$(OBJDIR)/nvcc.cmd)
 	@mkdir -p $(@D) && printf '%s\n' $(call sq,$(NVCC_CMD)) > $@
 
-OBJS := $(BINS:%=%.o) $(OBJDIR)/blocked_gemm.o $(OBJDIR)/$(STUDENT).o
+OBJS := $(BINS:%=%.o) $(OBJDIR)/blocked_gemm.o $(OBJDIR)/wide_gemm.o \
+        $(OBJDIR)/$(STUDENT).o
 $(OBJS): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
     $(OBJDIR)/nvcc.cmd | build/%.cu build/kernels.h
 	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
@@ -234,7 +235,7 @@ build/host/harness.o: build/clean/harness.c build/clean/harness.h \
 	$(CC) $(CFLAGS) $(CC_NEEDS) -Ibuild -c build/harness.c -o $(TMP) && \
 	  mv -f $(TMP) $@
 
-HOST_OBJS := $(OBJDIR)/main.o build/host/harness.o
+HOST_OBJS := $(OBJDIR)/main.o build/host/harness.o $(OBJDIR)/wide_gemm.o
 define LINK
 $(CC) $(CC_NEEDS) $(LDFLAGS) -o $(TMP) $^ $(LINK_NEEDS) $(LDLIBS) && \
   mv -f $(TMP) $@ && echo "built $@ (ARCH=$(ARCH), STAGES=$(STAGES))"

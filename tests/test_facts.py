@@ -3,6 +3,7 @@ schema against day74.nw, tools/facts/derive.py's verdicts,
 tools/gpu/gpu_facts.py on the committed GPU transcripts, and the plots that
 tools/plots/plot.py draws from the gathered facts."""
 
+import glob
 import json
 import os
 import re
@@ -135,8 +136,13 @@ def test_committed_evidence_gathers(tmp_path):
     p, _, doc = gather_case(tmp_path, "real", evidence=os.path.join(
         REPO, "evidence"), schema=real_schema(tmp_path))
     assert p.returncode == 0, p.stderr
-    assert set(doc["facts"]) == set(doc["facts_schema"]), \
-        set(doc["facts_schema"]) ^ set(doc["facts"])
+    want = set(doc["facts_schema"])
+    if not glob.glob(os.path.join(REPO, "evidence", "gpu-*-wide.txt")):
+        # The wide pair has not run on a GPU yet: its facts are "not yet
+        # measured" until its transcripts are committed.
+        want = {n for n in want if not re.match(
+            r"(ncu\.)?wide\.|verdict\.wide$", n)}
+    assert set(doc["facts"]) == want, want ^ set(doc["facts"])
     verdicts = {n[8:]: f["text"] for n, f in doc["facts"].items()
                 if n.startswith("verdict.")}
     assert verdicts == json.loads(litlib.read_text(os.path.join(

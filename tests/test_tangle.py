@@ -15,12 +15,13 @@ import pytest
 from conftest import FIXTURES, REPO, checkout, is_git, make, run
 
 PROGRAM = ["pipelined_gemm.cu", "blocked_gemm.cu", "kernels.h", "harness.h",
-           "harness.c", "main.c"]
+           "harness.c", "main.c", "wide_gemm.cu"]
 CONFIG = "build/sm_80-2stages"
 BIN = f"{CONFIG}/pipelined_gemm"
 TANGLED = ([f"build/{n}" for n in PROGRAM] + [f"build/clean/{n}" for n in
            PROGRAM] + ["build/source_hash.h"])
 KERNELS = [f"{CONFIG}/pipelined_gemm.o", f"{CONFIG}/blocked_gemm.o",
+           f"{CONFIG}/wide_gemm.o",
            f"{CONFIG}/nvcc.cmd"]
 BUILT = KERNELS + [f"{CONFIG}/main.o", BIN, "build/host/harness.o",
                    "build/host/cc.cmd"]

@@ -117,6 +117,13 @@ def map_speed(*v):
         return "slower"
     return "no measurable effect"
 
+def wide_verdict(pct_min, pct_max):
+    """held: the wide piped kernel at >= 100 % of cuBLAS in every process;
+    failed: below 100 % in every process; else inconclusive."""
+    if pct_min >= 100:
+        return "held"
+    return "failed" if pct_max < 100 else "inconclusive"
+
 
 def blocks_per_sm_cc80(registers):
     """Resident blocks per SM on compute capability 8.0 of a 256-thread
@@ -331,6 +338,17 @@ def derive(facts, evidence):
     put("verdict.blocked_target", ["blocked.spread.4096.pct_min"],
         lambda pct: held(pct >= BLOCKED_TARGET))
     lab_verdicts(put, facts, m)
+    n = max(m.sizes["wide"])
+    for n_ in m.sizes["wide"]:
+        for k in ("piped", "cublas"):
+            put(f"wide.{n_}.{k}_pct_peak", [f"wide.{n_}.{k}_gflops",
+                                            "gpu.fp32_peak_tflops"],
+                lambda g, peak: g / 10 / peak)
+    # The wide pair against cuBLAS at its largest N, per process: held when
+    # its pipelined kernel is at least as fast in every process, failed when
+    # slower in every one, inconclusive when the processes disagree.
+    put("verdict.wide", [f"wide.{n}.pct_cublas_min",
+                         f"wide.{n}.pct_cublas_max"], wide_verdict)
     return out
 
 

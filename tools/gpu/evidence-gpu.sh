@@ -58,7 +58,7 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
 }
 
 # EVIDENCE_STEPS="sass pitfalls" runs only the steps whose group is named
-# (groups: run spread residency cold blocked exercise $M_GROUPS_STEP stages
+# (groups: run spread residency cold blocked wide exercise $M_GROUPS_STEP stages
 # sass sanitizer synccheck ncu opcodes pitfalls); unset, all of them.
 want() { [ -z "${EVIDENCE_STEPS:-}" ] || case " $EVIDENCE_STEPS " in
     *" $1 "*) return 0 ;; *) return 1 ;; esac; }
@@ -138,6 +138,12 @@ want residency && dial "$pre-residency" "$M_DIAL" "$BIN" \
 
 want cold && step "cold L2" "$pre-cold.txt" "$BIN" \
     --sizes "$M_SIZES_RUN" --cold-l2 --csv "$pre-cold.csv"
+
+# ---- the wide pair against cuBLAS: separate processes ---------------------------
+# (the native sm_90 build, as the design was chosen)
+WIDE_BIN=build/sm_90-2stages/pipelined_gemm
+want wide && repeat "$pre-wide.txt" "$pre-wide" "$M_PROCESSES" "$WIDE_BIN" \
+    --kernels wide --sizes "$M_SIZES_WIDE"
 
 # ---- the register-blocked pair -----------------------------------------------
 if want blocked; then
@@ -336,6 +342,12 @@ profile() { # both pairs, the metrics above, one CSV of raw values
     echo "raw metrics: $pre-ncu.csv"
 }
 want ncu && step "ncu" "$pre-ncu.txt" profile
+wide_profile() { # the wide piped kernel, then cuBLAS, as the check launches
+    ncu --clock-control none --kernel-name "regex:matmulWidePiped|[Gg]emm" \
+        -c 2 --metrics "$NCU_METRICS" --csv --page raw "$WIDE_BIN" \
+        --kernels wide --sizes "$M_SIZES_NCU_WIDE"
+}
+want wide && step "ncu wide" "$pre-wide-ncu.txt" wide_profile
 opcodes() { # executed warp instructions per SASS opcode, the lesson's pair
     ncu --clock-control none --kernel-name regex:matmulTile -c 2 \
         --metrics sass__inst_executed_per_opcode \

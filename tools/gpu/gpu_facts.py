@@ -224,6 +224,68 @@ def blocked_facts(pre, facts, m):
                    facts, "blocked")
 
 
+def wide_facts(pre, facts, m):
+    """The wide pair over its separate processes: per size, the median,
+    min and max of piped and sync GFLOP/s, piped/sync and the piped
+    kernel's share of cuBLAS (wide.N.*), the processes (wide.runs), its
+    kernels' registers and shared memory; Nsight Compute's metrics of the
+    wide piped kernel and of cuBLAS (ncu.wide.{piped,cublas}.*, with
+    issue_pct: issued instructions per scheduler cycle, percent). Evidence
+    made before the pair existed has no wide transcript: no facts then,
+    and the page says "not yet measured"."""
+    paths = sorted(glob.glob(f"{pre}-wide-[0-9]*.csv"))
+    if not paths and not os.path.exists(f"{pre}-wide.txt"):
+        return
+    if not paths:
+        raise EvidenceError(f"{pre}-wide-*.csv: no CSV")
+    facts["wide.runs"] = len(paths)
+    meta = read_csv(paths[0])[0]
+    for kind in ("sync", "piped"):
+        for key in ("registers", "blocks_per_sm"):
+            facts[f"wide.{kind}.{key}"] = litlib.number(
+                meta[f"wide_{kind}_{key}"])
+        facts[f"wide.{kind}.smem_bytes"] = sum(
+            litlib.number(meta[f"wide_{kind}_{k}_smem_bytes"])
+            for k in ("static", "dynamic"))
+    for n in m.sizes["wide"]:
+        for col, name in (("piped_gflops", "piped_gflops"),
+                          ("sync_gflops", "sync_gflops"),
+                          ("cublas_gflops", "cublas_gflops"),
+                          ("piped_over_sync", "ratio"),
+                          ("piped_pct_cublas", "pct_cublas")):
+            got = repeated(paths, n, col, f"{pre}-wide", "wide")
+            b = f"wide.{n}.{name}"
+            facts[b] = statistics.median(got)
+            facts[b + "_min"], facts[b + "_max"] = min(got), max(got)
+    path = f"{pre}-wide-ncu.txt"
+    if not os.path.exists(path):
+        return
+    header, rows = ncu_table(path)
+    smsps = facts["gpu.sm_count"] * 4
+    seen = []
+    for r in rows:
+        if len(r) != len(header) or r[0] in ("ID", ""):
+            continue
+        d = {k: v.replace(",", "") for k, v in zip(header, r)}
+        kernel = d["Kernel Name"].split("(")[0]
+        kind = "piped" if kernel == "matmulWidePiped" else "cublas"
+        b = f"ncu.wide.{kind}."
+        got = {name: float(d[k]) for k, name in NCU_METRICS.items()}
+        facts.update({b + k: v for k, v in got.items()})
+        facts[b + "issue_pct"] = 100 * got["inst_issued"] / (
+            got["cycles"] * smsps)
+        for k, v in d.items():
+            s = STALL.match(k)
+            if s and v:
+                facts[f"{b}stall.{s.group(1)}"] = float(v)
+        if kind == "cublas":
+            facts[b + "kernel"] = kernel
+        seen.append(kind)
+    if sorted(seen) != ["cublas", "piped"]:
+        raise EvidenceError(f"{path}: want one profile of matmulWidePiped "
+                            f"and one of cuBLAS, got {seen}")
+
+
 def exercise_facts(pre, facts, m):
     """The stage sweep, and the solution of part 2."""
     path = f"{pre}-exercise.csv"
@@ -386,8 +448,9 @@ def facts_for(pre, m=None):
              "gpu.driver": stamp["driver"], "gpu.toolkit": toolkit,
              "gpu.date": stamp["date_utc"][:10],
              "gpu.source_hash": stamp["source_sha256"][:12]}
-    for reader in (run_facts, process_facts, blocked_facts, exercise_facts,
-                   sass_facts, sanitizer_facts, ncu_facts, pitfall_facts):
+    for reader in (run_facts, process_facts, blocked_facts, wide_facts,
+                   exercise_facts, sass_facts, sanitizer_facts, ncu_facts,
+                   pitfall_facts):
         reader(pre, facts, m)
     wall = re.search(r"make run wall time: (\d+) ms",
                      read(f"{pre}-run-default.txt"))
