@@ -5,7 +5,7 @@
 # Only on the command line (make ARCH=sm_90): from the environment, these
 # and nvcc's variables are ignored with a note, so it never changes a build.
 USER_VARS := NVCC ARCH STAGES CC CFLAGS NVCCFLAGS NVCCFLAGS_EXTRA LDFLAGS \
-  LDLIBS RUN_ARGS JOBS PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY \
+  LDLIBS RUN_ARGS JOBS PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC TIDY \
   CHROMIUM CHROMEDRIVER CUOBJDUMP NVDISASM CHECK_CU CHECK_DEPS CHECK_DIR \
   NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS
 $(foreach v,$(USER_VARS),$(if $(filter environment,$(origin $v)),$(if \
@@ -38,12 +38,12 @@ JOBS      ?= 4
 # The system Python, with Debian's python3-pygments and python3-pytest.
 PYTHON    ?= $(or $(wildcard /usr/bin/python3),python3)
 $(foreach v,NOTANGLE=notangle NOROOTS=noroots NOWEAVE=noweave PANDOC=pandoc \
-  GNUPLOT=gnuplot TIDY=tidy CHROMIUM=chromium CHROMEDRIVER=chromedriver,\
+  TIDY=tidy CHROMIUM=chromium CHROMEDRIVER=chromedriver,\
   $(eval $(subst =, ?= ,$v)))
 # Looked for once, when first needed (tools/compile/find-tool.sh).
 CUOBJDUMP ?= $(eval CUOBJDUMP := $$(shell $(FIND_TOOL) cuobjdump))$(CUOBJDUMP)
 NVDISASM  ?= $(eval NVDISASM := $$(shell $(FIND_TOOL) nvdisasm))$(NVDISASM)
-export NVCC CUDA_HOME PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY \
+export NVCC CUDA_HOME PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC TIDY \
        CHROMIUM CHROMEDRIVER
 
 # Values that cannot work are refused here, by name, before any compiler.
@@ -63,8 +63,11 @@ $(call refuse,NVCC,$(if $(findstring $$,$(NVCC)),'',*),nvcc fails from a \
 NVCC_NEEDS := -std=c++17 $(if $(filter 1,$(ALLOW_DEEP_PIPELINE)),\
               -DALLOW_DEEP_PIPELINE)
 CC_NEEDS   := -std=c11 -fopenmp
-LINK_NEEDS := -L$(call sq,$(CUDA_HOME)/lib64) -lcublas -lcudart_static -ldl \
-              -lrt -lpthread -lstdc++ -lm
+# RUNPATH: the program finds the toolkit it was built with, even where the
+# toolkit has no ld.so.conf entry (NVIDIA's runfile installer adds none).
+LINK_NEEDS := -L$(call sq,$(CUDA_HOME)/lib64) \
+              -Wl,-rpath,$(call sq,$(CUDA_HOME)/lib64) -lcublas \
+              -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 WERROR     := -Werror all-warnings# what make check compiles with
 # Compile commands, in files rewritten on change: other flags rebuild.
 changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
@@ -77,17 +80,26 @@ SHELL := /bin/sh
 .SUFFIXES:
 NEED := tools/lit/need.sh
 FIND_TOOL := CUDA_HOME=$(call sq,$(CUDA_HOME)) tools/compile/find-tool.sh
-PY := $(PYTHON) -B
-TEST := $(PY) -m pytest -q -rs -p no:cacheprovider
+# -E -s: no PYTHONPATH, PYTHONIOENCODING..., no user site; pytest's own
+# settings only (tests/pytest.ini): nothing of the user's reaches a test.
+PY := $(PYTHON) -B -E -s
+# A recipe line's temporary output: its shell's PID in the name, so two makes
+# at once (a build on save beside a terminal's) never share one.
+TMP = $@.$$$$.tmp
+# (env -u: nor to the Pythons the tests start.)
+TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
+  -u PYTHONSTARTUP -u PYTHONUSERBASE -u PYTHONWARNINGS -u PYTHONIOENCODING \
+  PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -c tests/pytest.ini \
+  --rootdir=. -q -rs -p no:cacheprovider
 
 # ---- what the source holds --------------------------------------------------
 NW      := day74.nw
 # The program: its files are the downloads.
 PROGRAM := pipelined_gemm.cu blocked_gemm.cu kernels.h harness.h harness.c \
-           main.c
+           main.c wide_gemm.cu
 # Kernel files, each a root NAME.cu giving build/<ARCH>-<STAGES>stages/NAME:
 # KERNELS replace pipelined_gemm.cu (and link blocked_gemm.o), BLOCKED_KERNELS
-# blocked_gemm.cu (and link pipelined_gemm.o). They and the depths are
+# blocked_gemm.cu (and link pipelined_gemm.o); every binary links wide_gemm.o. They and the depths are
 # tools/manifest.toml's, as build/manifest.mk (rewritten here when stale).
 MANIFEST := tools/manifest.toml tools/manifest.py
 ifneq ($(BUILDING),)
@@ -129,10 +141,24 @@ help: ## list the targets a user types
 setup: ## install the Debian packages this module needs (as root)
 	@tools/setup.sh
 
-deps: build/.deps-ok
-build/.deps-ok: tools/setup.sh tools/compile/find-tool.sh
-	@tools/setup.sh --if-root
-	@mkdir -p build && touch $@
+# Set-up runs here, while make reads this file: before make remakes the
+# included build/tangle.mk (which needs noweb), whatever the goal. Without
+# root, missing packages stop make at once, naming the administrator's one
+# command. tools/setup.sh writes build/.deps-ok once all is in place.
+deps:
+SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
+  $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
+  q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
+  for f in tools/setup.sh tools/compile/find-tool.sh; do [ build/.deps-ok \
+  -nt $$f ] || echo x; done))
+ifneq ($(SETUP_DUE),)
+# Only the goals that run cuobjdump install it (into build/venv).
+$(shell tools/setup.sh --if-root $(if $(filter all check sm80-check \
+  stage-limits evidence-compile compile-test,$(or $(MAKECMDGOALS),all)),,\
+  --no-pip) >&2)
+$(if $(filter 0,$(.SHELLSTATUS)),,$(error set-up failed (its message is \
+  above); make stopped before anything needs the missing parts))
+endif
 
 # ---- tangle -----------------------------------------------------------------
 # Each root twice: with #line directives (for compilers' messages) and clean
@@ -147,11 +173,11 @@ define TANGLE
 @$(NEED) $(call sq,$(NOTANGLE)) noweb && $(NEED) $(call sq,$(NOROOTS)) noweb
 @tools/lit/tangle.sh --all $(NW) build $(ROOTS)
 @set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
- echo "$$h" > build/source.sha256.tmp; \
- echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h.tmp; \
- $(PY) -m tools.lit.tokens $(HASHED:%=build/clean/%) > build/source.tokens.tmp;\
+ t=.$$$$.tmp; echo "$$h" > build/source.sha256$$t; \
+ echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h$$t; \
+ $(PY) -m tools.lit.tokens $(HASHED:%=build/clean/%) > build/source.tokens$$t; \
  for f in build/source.sha256 build/source_hash.h build/source.tokens; do \
-   cmp -s $$f.tmp $$f && rm -f $$f.tmp || mv -f $$f.tmp $$f; done
+   cmp -s $$f$$t $$f && rm -f $$f$$t || mv -f $$f$$t $$f; done
 endef
 build/tangle.mk: $(NW) tools/lit/tangle.sh tools/lit/tokens.py
 	$(TANGLE)
@@ -169,7 +195,12 @@ endif
 
 # ---- build ------------------------------------------------------------------
 ## build: build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
-build: $(BIN) build/pipelined_gemm
+build: $(BIN) build/pipelined_gemm build/model/model.o
+# The CPU model's own half (tools/model), compiled once per checkout by make
+# so that a check (make exercise-check) compiles only the kernel file.
+build/model/model.o: tools/model/model.cc tools/model/include/lit_gpu.h
+	@$(PY) -c 'from tools.model import check; check.model_object("$(@D)")'
+	@echo "built $@ (the CPU model)"
 build/pipelined_gemm: $(BIN) $(if $(filter $(CONFIG)/pipelined_gemm,$(shell \
     readlink build/pipelined_gemm)),,FORCE)
 	@ln -sfn $(CONFIG)/pipelined_gemm $@
@@ -182,8 +213,8 @@ build/host/cc.cmd: $(call changed,CC_CMD,build/host/cc.cmd)
 $(OBJDIR)/nvcc.cmd: $(call changed,NVCC_CMD,$(OBJDIR)/nvcc.cmd)
 	@mkdir -p $(@D) && printf '%s\n' $(call sq,$(NVCC_CMD)) > $@
 
-OBJS := $(BINS:%=%.o) $(OBJDIR)/blocked_gemm.o $(OBJDIR)/$(STUDENT).o \
-        $(DEEP:%=$(OBJDIR)/%.o)
+OBJS := $(BINS:%=%.o) $(OBJDIR)/blocked_gemm.o $(OBJDIR)/wide_gemm.o \
+        $(OBJDIR)/$(STUDENT).o $(DEEP:%=$(OBJDIR)/%.o)
 $(OBJS): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
     $(OBJDIR)/nvcc.cmd | build/%.cu build/kernels.h
 	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
@@ -191,27 +222,27 @@ $(OBJS): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
 	  whose name holds a " (ptxas fails); move or rename it' >&2; exit 1)
 	@mkdir -p $(@D)
 	$(call sq,$(NVCC)) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA) \
-	  -arch=$(ARCH) -DSTAGES=$(STAGES) -Ibuild -c build/$*.cu -o $@.tmp.o
-	@mv -f $@.tmp.o $@
+	  -arch=$(ARCH) -DSTAGES=$(STAGES) -Ibuild -c build/$*.cu -o $(TMP) && \
+	  mv -f $(TMP) $@
 
 $(OBJDIR)/main.o: build/clean/main.c build/clean/harness.h \
     build/clean/kernels.h build/source_hash.h build/host/cc.cmd \
     | build/main.c build/harness.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CC_NEEDS) -DDAY74_BUILD_ARCH='"$(ARCH)"' -Ibuild \
-	  -I$(call sq,$(CUDA_HOME)/include) -c build/main.c -o $@.tmp.o
-	@mv -f $@.tmp.o $@
+	  -I$(call sq,$(CUDA_HOME)/include) -c build/main.c -o $(TMP) && \
+	  mv -f $(TMP) $@
 
 build/host/harness.o: build/clean/harness.c build/clean/harness.h \
     build/host/cc.cmd | build/harness.c build/harness.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CC_NEEDS) -Ibuild -c build/harness.c -o $@.tmp.o
-	@mv -f $@.tmp.o $@
+	$(CC) $(CFLAGS) $(CC_NEEDS) -Ibuild -c build/harness.c -o $(TMP) && \
+	  mv -f $(TMP) $@
 
-HOST_OBJS := $(OBJDIR)/main.o build/host/harness.o
+HOST_OBJS := $(OBJDIR)/main.o build/host/harness.o $(OBJDIR)/wide_gemm.o
 define LINK
-$(CC) $(CC_NEEDS) $(LDFLAGS) -o $@.tmp $^ $(LINK_NEEDS) $(LDLIBS)
-@mv -f $@.tmp $@ && echo "built $@ (ARCH=$(ARCH), STAGES=$(STAGES))"
+$(CC) $(CC_NEEDS) $(LDFLAGS) -o $(TMP) $^ $(LINK_NEEDS) $(LDLIBS) && \
+  mv -f $(TMP) $@ && echo "built $@ (ARCH=$(ARCH), STAGES=$(STAGES))"
 endef
 $(KERNELS:%=$(OBJDIR)/%) $(OBJDIR)/$(STUDENT) $(DEEP:%=$(OBJDIR)/%): %: %.o \
     $(OBJDIR)/blocked_gemm.o $(HOST_OBJS)
@@ -291,16 +322,15 @@ $(eval $(call CK_RULES,blocked-,$(CHECK_BLOCKED),$(CHECK_BLOCKED_DEPS) \
 # Part 1's dynamic version (deep-ARCH-sN), at the manifest's deep depths.
 CHECK_DEEP := build/exercises/deep-solution.cu
 $(eval $(call CK_RULES,deep-,$(CHECK_DEEP),\
-  build/clean/exercises/deep-solution.cu build/clean/kernels.h tools/compile/run-nvcc.sh | $(CHECK_DEEP) \
-  build/kernels.h))
+  build/clean/exercises/deep-solution.cu build/clean/kernels.h \
+  tools/compile/run-nvcc.sh | $(CHECK_DEEP) build/kernels.h))
 
 $(CK)/%.sass: $(CK)/%.cubin
 	@$(NEED) $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip
 	@$(NEED) $(call sq,$(NVDISASM)) nvidia-cuda-nvdisasm pip
 	@echo "cuobjdump -sass $< > $@" | tee $@.cmd
 	@PATH="$$(dirname $(call sq,$(NVDISASM)))":"$$PATH" \
-	  $(call sq,$(CUOBJDUMP)) -sass $< > $@.tmp
-	@mv -f $@.tmp $@
+	  $(call sq,$(CUOBJDUMP)) -sass $< > $(TMP) && mv -f $(TMP) $@
 
 $(CK)/sm_80-s$(TOO_DEEP).refused: $(CK_SRC)
 	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
@@ -331,14 +361,14 @@ stage-limits: $(CK)/stage-limits.json ## no GPU: what each depth costs; one refu
 
 ## evidence-compile: no GPU: write evidence/compile-nvcc-<version>.*
 evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
-    build/source.sha256
+    build/source.sha256 build/source.tokens
 	@$(if $(filter build/pipelined_gemm.cu+build/blocked_gemm.cu,\
 	  $(CHECK_CU)+$(CHECK_BLOCKED)),,echo "evidence-compile: $(CHECK_CU)" \
 	  "$(CHECK_BLOCKED) are not the lesson's program" >&2; exit 1)
 	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
 	@$(PY) -m tools.compile.checks evidence --dir $(CK) \
 	  --nvcc $(call sq,$(NVCC)) --cuobjdump $(call sq,$(CUOBJDUMP)) \
-	  --source-hash build/source.sha256
+	  --source-hash build/source.sha256 --source-tokens build/source.tokens
 
 # ---- facts, plots and the page ----------------------------------------------
 # The evidence folder is a prerequisite: removing a facts file gathers again.
@@ -384,41 +414,47 @@ $(PLOT_FILES) &: build/facts.json tools/plots/plot.py tools/lit/litlib.py
 
 plots: $(PLOTS) ## draw the page's plots from the facts with matplotlib
 
-WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/facts.lua \
-               tools/lit/divs.lua tools/lit/page.lua site/template.html \
-               site/style.css site/page.js
+WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/pages.lua \
+               tools/lit/facts.lua tools/lit/divs.lua tools/lit/page.lua \
+               site/template.html site/style.css site/page.js
 DOWNLOADS := $(PROGRAM:%=site/downloads/%) site/downloads/source_hash.h
-site: site/index.html $(DOWNLOADS) ## weave day74.nw into site/index.html
+# The pages day74.nw declares (lit-pages), in order: weave.sh fails when the
+# source's list differs.  The first is the lesson; all are made together.
+PAGES := index lab program
+SITE_PAGES := $(PAGES:%=site/%.html)
+site: $(SITE_PAGES) $(DOWNLOADS) ## weave day74.nw into the pages site/*.html
 
-site/index.html: $(NW) build/facts.json $(WEAVE_TOOLS) $(wildcard site/*.svg) \
-    $(PLOTS)
+$(SITE_PAGES) &: $(NW) build/facts.json $(WEAVE_TOOLS) \
+    $(wildcard site/*.svg) $(PLOTS)
 	@$(NEED) $(NOWEAVE) noweb
 	@$(NEED) $(PANDOC) pandoc
-	WEAVE_MD=build/site/index.md SITE_EXTRA_RESOURCES=build/plots \
-	  tools/lit/weave.sh $(NW) build/facts.json $@
+	WEAVE_PAGES='$(PAGES)' WEAVE_MD=build/site/index.md \
+	  SITE_EXTRA_RESOURCES=build/plots \
+	  tools/lit/weave.sh $(NW) build/facts.json $(firstword $(SITE_PAGES))
 
 site/downloads/%: build/clean/%
 	@mkdir -p $(@D)
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $(TMP) && mv $(TMP) $@
 site/downloads/source_hash.h: build/source_hash.h
 	@mkdir -p $(@D)
-	cp $< $@.tmp && mv $@.tmp $@
+	cp $< $(TMP) && mv $(TMP) $@
 
 # ---- make check: every test that needs no GPU, all listed here --------------
 CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
-          format-check tangle-test robust-test exercise-check-solution
+          format-check tangle-test robust-test exercise-check-solution \
+          setup-test
 # A group missing NEEDS_<group> (COMMAND PACKAGE HOW triples) is skipped.
 NEEDS_compile-test = $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip \
   $(call sq,$(NVDISASM)) nvidia-cuda-nvdisasm pip
 NEEDS_page-test = $(call sq,$(TIDY)) tidy apt $(call sq,$(CHROMIUM)) \
   chromium apt $(call sq,$(CHROMEDRIVER)) chromium-driver apt
 NEEDS_format-check = clang-format-14 clang-format-14 apt
+# tools/check.sh prints a line per group (name, result, seconds), then what
+# failed; the output is in build/check/. make -n check runs nothing.
 check: deps ## run every test that needs no GPU (JOBS at a time)
 	@$(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then run="$$run \
-	   $c"; else skip="$$skip $c"; echo "make check: skipping $c" >&2; fi;) \
-	 $(MAKE) --no-print-directory -Otarget -j$(JOBS) $${run:-FORCE}; rc=$$?; \
-	 $(MAKE) --no-print-directory stale-evidence; [ $$rc -eq 0 ] && \
-	 echo "make check: all passed:$$run$${skip:+ (skipped:$$skip)}"
+	   $c"; else echo "make check: skipping $c" >&2; fi;) \
+	 tools/check.sh $(JOBS) $$run
 stale-evidence: build/facts.json ## warn when evidence/ is of other sources
 	@$(PY) -c 'import json, sys; f = json.load(open(sys.argv[1]))["facts"]; \
 	  [print("WARNING: the", w, "evidence is of other sources; the page marks" \
@@ -438,9 +474,9 @@ build/tests/test_harness: tests/unit/test_harness.c build/host/harness.o \
 	@[ -f /usr/include/cmocka.h ] || pkg-config --exists cmocka || { echo \
 	  "missing: cmocka.h, from the Debian package libcmocka-dev" >&2; exit 1; }
 	$(CC) $(CC_NEEDS) -O1 -g -Wall -Wextra -Wpedantic -Werror -Ibuild \
-	  $$(pkg-config --cflags cmocka) -o $@.tmp tests/unit/test_harness.c \
-	  build/host/harness.o $$(pkg-config --libs cmocka || echo -lcmocka) -lm
-	@mv -f $@.tmp $@
+	  $$(pkg-config --cflags cmocka) -o $(TMP) tests/unit/test_harness.c \
+	  build/host/harness.o $$(pkg-config --libs cmocka || echo -lcmocka) -lm \
+	  && mv -f $(TMP) $@
 
 ## compile-test: the compile checks, their negative control
 compile-test: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json
@@ -480,8 +516,11 @@ exercise-check-solution: $(OBJDIR)/exercises/solution $(BIN)
 	@$(MAKE) --no-print-directory exercise-check EXERCISE=solution PART=1
 	@$(TEST) tests/test_exercise.py
 
+setup-test: $(BIN) ## a new user's machine: set-up, settings, concurrency
+	@$(TEST) tests/test_setup.py --bin $(BIN)
+
 robust-test: ## interrupted, full-disk, read-only, missing tools
 	@$(TEST) tests/test_robust.py
 
-clean: ## remove build/ and the generated page (never evidence/)
-	rm -rf build site/index.html site/downloads
+clean: ## remove build/ and the generated pages (never evidence/)
+	rm -rf build $(SITE_PAGES) site/downloads

@@ -10,6 +10,10 @@
  * Every other code block (<pre>) gets a button that copies its text as
  * shown.
  *
+ * A chunk that has parts on other pages woven from the same source (see
+ * tools/lit/pages.lua) is read, all its parts, from the JSON list of chunk
+ * HTML in <script id="lit-chunks">, instead of from this page.
+ *
  * window.lessonPage.tangle(NAME) returns the text a chunk's button copies;
  * the page's tests compare it (and the clipboard) with notangle.
  *
@@ -179,16 +183,32 @@
     return b;
   }
 
+  function offPage() {
+    // The chunk elements of <script id="lit-chunks">, parsed apart from
+    // the document.
+    var data = document.getElementById('lit-chunks');
+    if (!data) return [];
+    return JSON.parse(data.textContent).map(function (html) {
+      var t = document.createElement('template');
+      t.innerHTML = html;
+      return t.content.firstElementChild;
+    });
+  }
+
   function setup() {
     var chunks = document.querySelectorAll('.nwchunk[data-chunk]');
-    var count = {};
-    chunks.forEach(function (c) {
+    var count = {}, elsewhere = {};
+    function read(c, whole) {
       var name = c.getAttribute('data-chunk');
       var pre = c.querySelector('pre');
-      if (!pre) return;
+      if (!pre || (!whole && elsewhere[name])) return;
       parts[name] = (parts[name] || []).concat(readCode(pre).map(expandTabs));
       count[name] = (count[name] || 0) + 1;
-    });
+    }
+    var off = offPage().filter(Boolean);
+    off.forEach(function (c) { elsewhere[c.getAttribute('data-chunk')] = 1; });
+    off.forEach(function (c) { read(c, true); });
+    chunks.forEach(function (c) { read(c, false); });
     chunks.forEach(function (c) {
       var name = c.getAttribute('data-chunk');
       var head = c.querySelector('.nwhead');

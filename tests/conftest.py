@@ -1,6 +1,7 @@
 """Helpers of the Python tests and their --bin option, run from the module's
 root (so `tools` imports as a package)."""
 
+import fnmatch
 import os
 import shutil
 import subprocess
@@ -10,19 +11,62 @@ FIXTURES = os.path.join(REPO, "tests", "fixtures")
 # Our makes run as a user's would: no calling make's flags, tool paths, JOBS.
 MAKE_ENV = {k: v for k, v in os.environ.items() if k not in (
     "MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS NVCC PYTHON "
-    "NOTANGLE NOROOTS NOWEAVE PANDOC GNUPLOT TIDY CHROMIUM CHROMEDRIVER "
+    "NOTANGLE NOROOTS NOWEAVE PANDOC TIDY CHROMIUM CHROMEDRIVER "
     "JOBS").split()}
 
 
-def checkout(dest, src=REPO, files=None, seed=()):
-    """Copy files (default: src's sources, what git tracks or does not ignore),
-    then seed's products that exist, into dest, mtimes kept; returns dest."""
-    if not files:
+def ignored(rel, patterns):
+    """True when the relative path rel (/-separated) matches one of the
+    .gitignore patterns (the forms this module's .gitignore uses: /anchored,
+    dir/ for folders, * globs; no ! negation)."""
+    parts = rel.split("/")
+    for pat in patterns:
+        folder, pat = pat.endswith("/"), pat.rstrip("/")
+        heads = parts[:-1] if folder else parts   # a folder: not the file
+        if pat.startswith("/") or "/" in pat:
+            n = pat.strip("/").count("/") + 1
+            if len(heads) >= n and fnmatch.fnmatchcase(
+                    "/".join(parts[:n]), pat.strip("/")) and (
+                    not folder or len(parts) > n):
+                return True
+        elif any(fnmatch.fnmatchcase(x, pat) for x in heads):
+            return True
+    return False
+
+
+def is_git(src):
+    """True when folder src is the top of a git checkout."""
+    p = subprocess.run(["git", "-C", src, "rev-parse", "--show-toplevel"],
+                       capture_output=True, text=True)
+    return p.returncode == 0 and os.path.samefile(p.stdout.strip(), src)
+
+
+def sources(src=REPO):
+    """src's source files (relative paths): what git tracks or does not
+    ignore; in a copy without .git (a downloaded archive), every file but
+    what .gitignore names."""
+    if is_git(src):
         out = subprocess.run(["git", "-C", src, "ls-files", "-z", "--cached",
                               "--others", "--exclude-standard"], check=True,
                              capture_output=True).stdout.decode()
-        files = [n for n in out.split("\0") if n and
-                 os.path.isfile(os.path.join(src, n))]
+        return [n for n in out.split("\0") if n and
+                os.path.isfile(os.path.join(src, n))]
+    with open(os.path.join(src, ".gitignore"), encoding="utf-8") as f:
+        patterns = [l.strip() for l in f if l.strip() and l[0] != "#"]
+    found = []
+    for top, dirs, names in os.walk(src):
+        dirs[:] = [x for x in dirs if x != ".git"]
+        rel = os.path.relpath(top, src).replace(os.sep, "/")
+        found += [n if rel == "." else f"{rel}/{n}" for n in names]
+    return sorted(n for n in found if not ignored(n, patterns) and
+                  os.path.isfile(os.path.join(src, n)))
+
+
+def checkout(dest, src=REPO, files=None, seed=()):
+    """Copy files (default: sources(src)), then seed's products that exist,
+    into dest, mtimes kept; returns dest."""
+    if not files:
+        files = sources(src)
     seeded = [s for s in seed if os.path.isfile(os.path.join(src, s))]
     for rel in list(files) + seeded:
         os.makedirs(os.path.dirname(os.path.join(dest, rel)), exist_ok=True)

@@ -106,8 +106,9 @@ window.C = (() => {
               .map(t => t.className || 'table')};
   }
 
-  // Everything about the page at the current width and colour scheme.
-  function view() {
+  // Everything about the page at the current width and colour scheme;
+  // the contrast of every text only if withContrast (a light pass).
+  function view(withContrast = true) {
     const foldedByDefault = all('details').every(d => !d.open);
     all('details').forEach(d => { d.open = true; });
     // Code cut off: from 768 px any overflow; narrower, a block off screen
@@ -150,7 +151,7 @@ window.C = (() => {
         [art.getAttribute('class'), width, want, small.slice(0, 4)] : null};
     });
     return {width: innerWidth, scrollWidth: sw, culprit, code, captions, plots,
-            foldedByDefault, contrast: contrast(),
+            foldedByDefault, contrast: withContrast ? contrast() : null,
             tables: all('.results-table').map(tableView)};
   }
 
@@ -207,7 +208,8 @@ window.C = (() => {
   // What printing shows (run under print media).
   function print() {
     return {
-      chrome: all('nav#toc, .copy-button, table.table-narrow').filter(shown)
+      chrome: all('nav#toc, nav.lit-pages, .copy-button, table.table-narrow')
+        .filter(shown)
         .map(label),
       codeCut: all('main pre').filter(shown).filter(pre =>
         pre.scrollWidth > pre.clientWidth + 1 ||

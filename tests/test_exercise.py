@@ -12,6 +12,7 @@ import pytest
 from conftest import FIXTURES, checkout, make, run
 from tools import manifest
 from tools.gpu import exercise_check as ec
+from tools.model import check as mc
 
 CHECK = ["/usr/bin/python3", "-B", "-m", "tools.gpu.exercise_check"]
 CHECK_MODEL = ["/usr/bin/python3", "-B", "-m", "tools.model.check"]
@@ -90,7 +91,17 @@ LOOPS = {
     "fill-before-barrier": (2, r"race: thread \d+'s copy of K-slice 2's [AB] "
                             r"into stage 0's [AB] tile \({L}\) overwrites an "
                             r"element of K-slice 0 that thread \d+ read with "
-                            r"no barrier between")}
+                            r"no barrier between"),
+    # PTX ISA, bar, barrier: bar.sync is aligned, one statement for all
+    "divergent-barrier": (2, r"divergent barrier: threads 0-127 wait at "
+                          r"__syncthreads\(\) at {L} and threads 128-255 "
+                          r"at {L}; bar\.sync is aligned"),
+    # a cuda::pipeline copy committed by __pipeline_commit: refused
+    "mixed-mechanisms": (2, r"thread \d+ uses __pipeline_commit at {L} "
+                         r"after cuda::memcpy_async at {L}: the model "
+                         r"tracks a thread's copies through one completion "
+                         r"mechanism")}
+NO_READ = {"fill-before-barrier", "divergent-barrier", "mixed-mechanisms"}
 
 
 def tangle_student(folder):
@@ -118,7 +129,7 @@ def test_wrong_loop_fails_in_model(scratch, name):
     lines = "|".join(f"day74.nw:{n}" for n in range(
         first + 1, first + body.count("\n") + 1))
     assert re.search(want.replace("{L}", f"(?:{lines})"), p.stdout), p.stdout
-    if name != "fill-before-barrier":   # a read: where, in the chunk
+    if name not in NO_READ:   # a read: where, in the chunk
         assert re.search(rf"\. The read is at day74\.nw:\d+, reached from "
                          rf".*(?:{lines})\.$", p.stdout.strip()), p.stdout
 
@@ -131,6 +142,20 @@ def test_model_passes_two_barrier_loop(scratch):
     tangle_student(scratch)
     p = run(CHECK_MODEL + ["build/exercises/student.cu"], cwd=scratch)
     assert p.returncode == 0 and p.stdout.startswith("PASS"), p.stdout
+
+
+def test_model_times_out(scratch, monkeypatch):
+    """A loop that never ends: a FAIL line naming the time limit (here
+    lowered to 2 s), not a traceback."""
+    chunk(scratch, pathlib.Path(FIXTURES, "exercise", "loops",
+                                "never-ends.txt").read_text())
+    tangle_student(scratch)
+    monkeypatch.chdir(scratch)
+    monkeypatch.setattr(mc, "TIMEOUT", 2)
+    assert mc.check("build/exercises/student.cu", [2], who="your loop") == (
+        1, ["FAIL your loop, STAGES=2: the model did not finish within 2 s "
+            "(a loop that never ends, or a thread that never reaches a "
+            "primitive?)."])
 
 
 def test_no_nvcc_still_runs_the_model():

@@ -12,20 +12,22 @@ import time
 
 import pytest
 
-from conftest import FIXTURES, REPO, checkout, make, run
+from conftest import FIXTURES, REPO, checkout, is_git, make, run
 
 PROGRAM = ["pipelined_gemm.cu", "blocked_gemm.cu", "kernels.h", "harness.h",
-           "harness.c", "main.c"]
+           "harness.c", "main.c", "wide_gemm.cu"]
 CONFIG = "build/sm_80-2stages"
 BIN = f"{CONFIG}/pipelined_gemm"
 TANGLED = ([f"build/{n}" for n in PROGRAM] + [f"build/clean/{n}" for n in
            PROGRAM] + ["build/source_hash.h"])
 KERNELS = [f"{CONFIG}/pipelined_gemm.o", f"{CONFIG}/blocked_gemm.o",
+           f"{CONFIG}/wide_gemm.o",
            f"{CONFIG}/nvcc.cmd"]
 BUILT = KERNELS + [f"{CONFIG}/main.o", BIN, "build/host/harness.o",
                    "build/host/cc.cmd"]
 # What make tangle site writes that must match the real build byte for byte.
-PAGE = ["site/index.html", "build/source.sha256", "build/facts.json"] + [
+PAGE = ["site/index.html", "site/lab.html", "site/program.html",
+        "build/source.sha256", "build/facts.json"] + [
     f"site/downloads/{n}" for n in PROGRAM + ["source_hash.h"]]
 PROSE = "This sentence was appended by the tangle test; it is prose, not code."
 ANCHOR = b"<<the CPU reference>>=\n"
@@ -273,7 +275,12 @@ def test_line_ends(tmp_path, convert):
     src.write_bytes(convert(src.read_bytes()))
     assert make(src.parent, "tangle", "site").returncode == 0
     assert differ(src.parent) == []
-    p = run(["git", "check-attr", "eol", "--", "day74.nw", "Makefile"])
+    git = ["git"]
+    if not is_git(REPO):   # a source archive: .gitattributes all the same
+        run(["git", "init", "-q", str(tmp_path / "git")])
+        git += ["--git-dir", str(tmp_path / "git" / ".git"), "--work-tree",
+                REPO]
+    p = run([*git, "check-attr", "eol", "--", "day74.nw", "Makefile"])
     assert p.stdout.count(": eol: lf\n") == 2, p.stdout
 
 
@@ -349,7 +356,8 @@ def tool(d, name, *args):
 def lay_out(d, text):
     """Fill folder d for tools/lit; returns `a doc.nw`, holding text."""
     for sub, *skip in (("tools/lit", "__pycache__"),
-                       ("site", "index.html", "downloads")):
+                       ("site", "index.html", "lab.html", "program.html",
+                        "downloads")):
         shutil.copytree(os.path.join(REPO, sub), d / sub,
                         ignore=shutil.ignore_patterns(*skip))
     shutil.copy(os.path.join(FIXTURES, "tangle", "fig.svg"), d)

@@ -106,6 +106,32 @@ def _group(name, g, roots):
                            **{f: g[f] for f in fields[:4]})
 
 
+def key(name):
+    """name (a pattern or loop of [lab]) as part of a fact name: lower
+    case, "-" as "_"."""
+    return str(name).lower().replace("-", "_")
+
+
+def _lab(t):
+    """[lab] as a namespace; ManifestError when a list or table is
+    missing or malformed (names must stay distinct as fact keys)."""
+    lists = ("kit_runs", "cublas_modes", "kit_sizes", "lds_widths",
+             "lds_patterns", "lesson_lds", "loop_depths")
+    tables = ("map", "loops")
+    if not (isinstance(t, dict) and isinstance(t.get("dir"), str) and all(
+            isinstance(t.get(k), list) and t[k] for k in lists) and all(
+            isinstance(t.get(k), dict) and t[k] for k in tables)):
+        raise ManifestError(f"lab: want dir, the lists {', '.join(lists)} "
+                            f"and the tables {', '.join(tables)}")
+    for k in ("lds_patterns", "loops"):
+        if len({key(n) for n in t[k]}) != len(t[k]) or not all(
+                NAME.fullmatch(key(n)) for n in t[k]):
+            raise ManifestError(f"lab.{k}: names must be distinct fact keys")
+    if not set(t["lesson_lds"]) <= set(t["lds_patterns"]):
+        raise ManifestError("lab.lesson_lds: not among lab.lds_patterns")
+    return SimpleNamespace(**t)
+
+
 @functools.lru_cache(maxsize=None)
 def load(path=PATH):
     """The manifest at path as a namespace (see the module docstring):
@@ -113,7 +139,8 @@ def load(path=PATH):
     the default, .refused, .deep: part 1's dynamic shared memory, past
     .refused), residency (.dial, .groups: {setting:
     processes}), sizes ({name: [N]}), processes, kernels, groups (lists
-    of namespaces), step (evidence-gpu's name of the groups' step).
+    of namespaces), step (evidence-gpu's name of the groups' step), lab
+    ([lab]: one call's open points, tools/gpu/lab_facts.py).
     ManifestError when it is missing, unreadable or inconsistent."""
     if tomllib is None:
         raise ManifestError("reading tools/manifest.toml needs Python 3.11 "
@@ -129,6 +156,7 @@ def load(path=PATH):
         roots = {k.root for k in kernels}
         groups = [_group(n, g, roots) for n, g in doc["group"].items()]
         step = doc["steps"]["groups"]
+        lab = _lab(doc.get("lab"))
     except (KeyError, AttributeError, TypeError) as e:
         raise ManifestError(f"{path}: missing or malformed: {e}") from e
     depths = SimpleNamespace(**{k: _ints(d, k, "depths") for k in (
@@ -160,7 +188,7 @@ def load(path=PATH):
                             "a name")
     return SimpleNamespace(
         depths=depths, sizes=sizes, processes=processes, kernels=kernels,
-        groups=groups, step=step, residency=SimpleNamespace(
+        groups=groups, step=step, lab=lab, residency=SimpleNamespace(
             dial=_settings(r, "dial"), groups=_settings(r, "groups")))
 
 
@@ -213,6 +241,9 @@ def _lists(m):
                 "residency.groups": list(m.residency.groups),
                 "groups": [g.name for g in m.groups],
                 "synccheck": [n for _, n, _ in synccheck(m)]})
+    lab = vars(m.lab)
+    out.update({f"lab.{k}": [key(x) for x in v] for k, v in lab.items()
+                if isinstance(v, (list, dict))})
     return out
 
 

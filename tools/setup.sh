@@ -1,17 +1,27 @@
 #!/bin/sh
-# tools/setup.sh [--if-root]: installs the Debian packages this module needs
-# (as root; else prints the apt-get command, exit 1) and, when the toolkit
-# lacks them, NVIDIA's cuobjdump and nvdisasm into build/venv (never the
-# system Python). A second run does nothing; DAY74_NO_SETUP=1 (a GPU node
-# without a registry) skips it. Exit: 0; 1 missing; 2 install failed.
-# --if-root (what make runs) reports what it cannot install and exits 0.
+# tools/setup.sh [--if-root] [--no-pip]: installs the Debian packages this
+# module needs
+# (as root; else prints the one command an administrator runs, exit 1) and,
+# when the toolkit lacks them, NVIDIA's cuobjdump and nvdisasm into
+# build/venv (never the system Python; pip runs --isolated, so PIP_USER,
+# PIP_TARGET and the like cannot send them elsewhere; where the packages come
+# from, PIP_INDEX_URL, PIP_NO_INDEX, ..., is still taken). Writes the stamp
+# build/.deps-ok only when every step succeeded, so a later make tries again.
+# The Makefile runs it (--if-root) while it reads itself, before any goal.
+# DAY74_NO_SETUP=1 (a GPU node without a registry) skips it.
+# Exit: 0 done; 1 packages missing (not root); 2 an install failed.
+# --if-root: a failed pip install is reported, and exits 0 (without the
+# stamp): only the SASS checks need cuobjdump, and make check skips them.
+# --no-pip: the Debian packages only (what goals that never run cuobjdump
+# need; no stamp).
 set -eu
-soft=0; [ "${1:-}" = "--if-root" ] && soft=1
-fail() {   # fail CODE: exit CODE, or 0 after a note with --if-root
-    [ $soft = 1 ] || exit "$1"
-    echo "  (make goes on; each step that needs it stops, naming it)" >&2
-    exit 0
-}
+soft=0 pip=1
+for a in "$@"; do
+    case $a in --if-root) soft=1 ;; --no-pip) pip=0 ;;
+    *) echo "usage: tools/setup.sh [--if-root] [--no-pip]" >&2; exit 2 ;;
+    esac
+done
+STAMP=build/.deps-ok
 if [ -n "${DAY74_NO_SETUP:-}" ]; then
     echo "setup.sh: DAY74_NO_SETUP is set; not checking packages" >&2
     exit 0
@@ -29,28 +39,49 @@ for p in $APT; do
         grep -q 'install ok installed' || missing="$missing $p"
 done
 if [ -n "$missing" ] && [ "$(id -u)" != 0 ]; then
-    echo "Missing packages. Run this as root (or with sudo), then 'make'" \
-         "again:" >&2
+    echo "setup.sh: missing Debian packages:$missing" >&2
+    echo "An administrator runs this once, as root (or with sudo); then" \
+         "run make again:" >&2
     echo "  apt-get update && apt-get install -y" \
          "--no-install-recommends$missing" >&2
-    [ $soft = 1 ] || exit 1
-    echo "  (make goes on; each step that needs one stops, naming it)" >&2
-    missing=
+    exit 1
 fi
 if [ -n "$missing" ]; then
-    echo "setup.sh: installing Debian packages:$missing"
+    echo "setup.sh: installing Debian packages:$missing" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq || fail 2
+    apt-get update -qq || exit 2
     # --no-install-recommends: noweb recommends a whole TeX installation.
     apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
-        fail 2
+        exit 2
 fi
+[ $pip = 1 ] || exit 0
 # cuobjdump: the toolkit's own first; otherwise the virtual environment.
-CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} tools/compile/find-tool.sh \
-    cuobjdump >/dev/null && exit 0
-echo "setup.sh: the CUDA toolkit has no cuobjdump; installing $PIP into $VENV"
-{ [ -x "$VENV/bin/pip" ] || "$PYTHON" -m venv "$VENV"; } &&
-    "$VENV/bin/pip" install -q --disable-pip-version-check $PIP || {
-    echo "setup.sh: could not install $PIP into $VENV: the SASS checks" \
-         "(make sm80-check, compile-test) need cuobjdump and nvdisasm" >&2
-    fail 2; } && echo "setup.sh: installed $PIP into $VENV"
+if ! CUDA_HOME=${CUDA_HOME:-/usr/local/cuda} tools/compile/find-tool.sh \
+        cuobjdump >/dev/null; then
+    echo "setup.sh: the CUDA toolkit has no cuobjdump; installing $PIP" \
+         "into $VENV" >&2
+    # Where packages come from is the user's (as options: --isolated drops
+    # every PIP_* variable and the user's pip.conf, env -u the one named by
+    # PIP_CONFIG_FILE, which --isolated still reads; /etc/pip.conf stays).
+    set --
+    for v in INDEX_URL:--index-url EXTRA_INDEX_URL:--extra-index-url \
+             FIND_LINKS:--find-links TRUSTED_HOST:--trusted-host \
+             CERT:--cert PROXY:--proxy; do
+        val=$(eval "printf %s \"\${PIP_${v%%:*}:-}\"")
+        [ -z "$val" ] || set -- "$@" "${v#*:}" "$val"
+    done
+    case ${PIP_NO_INDEX:-} in ''|0|false|no|off) ;; *) set -- "$@" --no-index;;
+    esac
+    if ! { [ -x "$VENV/bin/pip" ] || "$PYTHON" -m venv "$VENV"; } ||
+       ! env -u PIP_CONFIG_FILE "$VENV/bin/pip" install --isolated -q \
+            --disable-pip-version-check \
+            "$@" $PIP; then
+        echo "setup.sh: could not install $PIP into $VENV (pip's message" \
+             "above): the SASS checks (make sm80-check, compile-test) need" \
+             "cuobjdump and nvdisasm; make tries again next time" >&2
+        [ $soft = 1 ] && exit 0
+        exit 2
+    fi
+    echo "setup.sh: installed $PIP into $VENV" >&2
+fi
+mkdir -p build && touch "$STAMP"

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The basic and blocked pairs' tiles, as pipelined_gemm passes them. */
+/* The basic, blocked and wide pairs' tiles, as pipelined_gemm passes them. */
 #define TILE 64
-static const size_t tiles[DAY74_PAIRS] = {TILE, 128};
+static const size_t tiles[DAY74_PAIRS] = {TILE, 128, 256};
 
 #define COUNT_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define TEST(name) static void name(void **state __attribute__((unused)))
@@ -432,7 +432,9 @@ TEST(test_parse_options) {
          "reps=20 timeout=1 seed=0"},
         {{"--kernels", "basic"}, "pairs=1"},
         {{"--kernels", "blocked"}, "pairs=2"},
-        {{"--kernels", "all"}, "pairs=3"},
+        {{"--kernels", "wide"}, "pairs=4"},
+        {{"--kernels", "all", "--sizes", "256,512"},
+         "sizes=256,512 pairs=7"},
         {{"--kernels", "all", "--kernels", "basic"}, "pairs=1"},
         {{"--blocks-per-sm", "natural"}, "bpsm=0"},
         {{"--blocks-per-sm", "1"}, "bpsm=1"},
@@ -446,9 +448,12 @@ TEST(test_parse_options) {
          "sizes=256,8192 pairs=2"},
         {{"--kernels", "blocked", "--sizes", "256,8192"},
          "sizes=256,8192 pairs=2"},
+        {{"--kernels", "wide", "--sizes", "2048,4096"},
+         "sizes=2048,4096 pairs=4"},
     };
     assert_string_equal(day74_pair_name(DAY74_PAIR_BASIC), "basic");
     assert_string_equal(day74_pair_name(DAY74_PAIR_BLOCKED), "blocked");
+    assert_string_equal(day74_pair_name(DAY74_PAIR_WIDE), "wide");
     const char defaults[] = "sizes=512,1024,2048 pairs=1 bpsm=0 cold=0 "
         "seed=74 reps=20 timeout=20 csv=(null) check=0 help=0";
     day74_options opt;
@@ -471,6 +476,7 @@ TEST(test_parse_options) {
             fail_msg("case %zu: got \"%s\", want \"%s\"", i, got, want);
     }
 #define B "the blocked pair's tile"
+#define W "the wide pair's tile"
     static const struct {
         const char *args[6];
         const char *words[2];
@@ -502,8 +508,9 @@ TEST(test_parse_options) {
         {{"--blocks-per-sm", ""}, {"--blocks-per-sm"}},
         {{"--sizes", "192", "--kernels", "blocked"}, {"192", B}},
         {{"--kernels", "blocked", "--sizes", "192"}, {"192", B}},
-        {{"--kernels", "all", "--sizes", "512,192"}, {"item 2", B}},
-        {{"--sizes", "64", "--kernels", "all"}, {"128", B}},
+        {{"--kernels", "all", "--sizes", "512,192"}, {"item 2", W}},
+        {{"--sizes", "64", "--kernels", "all"}, {"256", W}},
+        {{"--kernels", "wide", "--sizes", "128"}, {"128", W}},
         {{"--sizes", "96"}, {"96", "the basic pair's tile"}},
         {{"--kernels", "blocked", "--sizes", "8320"}, {"8320"}},
     };
@@ -515,6 +522,7 @@ TEST(test_parse_options) {
         expect_mentions(what, err, bad[i].words, 2);
     }
 #undef B
+#undef W
     const char *args[] = {"--kernels", "blocked", "--sizes", "192", NULL};
     char full[256] = "";
     assert_int_equal(parse_args(args, &opt, full, sizeof full), -1);
@@ -548,7 +556,7 @@ TEST(test_usage_mentions_options) {
     fclose(f);
     const char *want[] = {"usage: prog", "--sizes", "--seed", "--reps",
                           "--csv", "--timeout", "--check-only", "--help",
-                          "--kernels", "basic", "blocked", "all",
+                          "--kernels", "basic", "blocked", "wide", "all",
                           "--blocks-per-sm", "natural", "--cold-l2",
                           "exit status"};
     for (size_t i = 0; i < COUNT_OF(want); ++i)

@@ -583,7 +583,11 @@ def build(a):
     facts = facts_of(check, limits, release, full)
     L += ["", f"== Facts (also in compile-nvcc-{release}.facts.json) =="]
     L += [f"{k} = {v}" for k, v in sorted(facts.items())]
+    tokens = litlib.read_text(a.source_tokens).strip()
+    if not re.fullmatch(r"[0-9a-f]{64}", tokens):
+        raise ValueError(f"{a.source_tokens} holds no token digest")
     meta = {"kind": "compile", "source_sha256": source_hash,
+            "source_tokens": tokens,
             "toolkit": f"nvcc {full}", "gpu": "none (compile-only)",
             "date": date, "transcript": os.path.join(
                 a.out_dir, f"compile-nvcc-{release}.txt")}
@@ -646,6 +650,8 @@ def main(argv=None):
     e.add_argument("--nvcc", default="nvcc")
     e.add_argument("--cuobjdump")
     e.add_argument("--source-hash", required=True)
+    e.add_argument("--source-tokens", required=True,
+                   help="build/source.tokens: tools/lit/tokens.py's digest")
     e.add_argument("--out-dir", default="evidence")
     for q in (p, s, e):
         q.add_argument("--dir", required=True)

@@ -11,6 +11,7 @@ Depths, sizes, residency settings and the experiments' groups and claims:
 tools/manifest.toml.
 """
 
+import os
 from tools import manifest
 
 PREDICTED_RATIO = (0.75, 0.95)        # prediction 1: piped/sync at N = 2048
@@ -19,6 +20,7 @@ CC80 = {"registers": 65536, "unit": 256, "warps": 64, "blocks": 32}
 THREADS = 256
 SPREAD = ["spread.2048.ratio_min", "spread.2048.ratio_max"]
 FMA_PER_WAVEFRONT = 0.25  # 1 shared wavefront per 4 FMA instructions
+SEED_FLOOR = 0.99         # issue 22: the lesson at 0.99x the seed's speed
 
 
 def band(values, lo, hi):
@@ -42,6 +44,15 @@ def residency_verdict(*values):
             else "inconclusive")
 
 
+def gain(ratio):
+    """The time a pipelined kernel saves, in percent of the synchronous
+    kernel's time, from piped/sync (a ratio of median times): 100 x (1 -
+    ratio); below 0 the pipelined kernel is slower. A gain of magnitude
+    under 0.05 % is returned as 0.0, so that the page never shows "-0.0"."""
+    g = 100 * (1 - ratio)
+    return 0.0 if abs(g) < 0.05 else g
+
+
 def held(ok):
     """The token for a prediction that holds when ok is true."""
     return "held" if ok else "failed"
@@ -60,6 +71,60 @@ def stages_verdict(r2, r3, r4, lo, hi):
     return held(r3 <= r2 + spread and r4 >= r3 - spread)
 
 
+def lds_wavefronts(width, lanes4):
+    """Shared-memory wavefronts of one conflict-free shared load of width
+    bytes (4, 8 or 16) whose lanes read at most lanes4 distinct width-byte
+    words in any group of 4 consecutive lanes: max(ceil(width / 8),
+    ceil(lanes4 * width / 16)), so max(2, lanes4) for LDS.128. A rule
+    fitted to the H200 lab evidence (lab.lds.*, issue 22), checked by
+    verdict.lds_rule; not a documented formula."""
+    return max(-(-width // 8), -(-lanes4 * width // 16))
+
+
+def order(ratios):
+    """The depths by ratio, lowest (fastest) first, as a token "3<2<4".
+    ratios: {depth: piped/sync}."""
+    return "<".join(str(d) for d in sorted(ratios, key=ratios.get))
+
+
+def interval_verdict(lo, hi, floor):
+    """held when the interval [lo, hi] lies at or above floor, failed
+    when it lies below, inconclusive when it straddles it."""
+    return "held" if lo >= floor else "failed" if hi < floor \
+        else "inconclusive"
+
+
+def faster_mode(*ms):
+    """The faster cuBLAS math mode by median time: ms holds (default,
+    pedantic) pairs; "pedantic" or "default" when every pair agrees,
+    "mixed" otherwise."""
+    won = {"pedantic" if p < d else "default"
+           for d, p in zip(ms[0::2], ms[1::2])}
+    return won.pop() if len(won) == 1 else "mixed"
+
+
+def map_speed(*v):
+    """The second lane map against the first: v holds the first's (min,
+    max) ms per size, then the second's. faster when the second's slowest
+    process beats the first's fastest at every size, slower when the
+    reverse, no measurable effect otherwise."""
+    half = len(v) // 2
+    a, b = list(zip(v[:half:2], v[1:half:2])), list(zip(v[half::2],
+                                                         v[half + 1::2]))
+    if all(y[1] < x[0] for x, y in zip(a, b)):
+        return "faster"
+    if all(y[0] > x[1] for x, y in zip(a, b)):
+        return "slower"
+    return "no measurable effect"
+
+def wide_verdict(pct_min, pct_max):
+    """held: the wide piped kernel at >= 100 % of cuBLAS in every process;
+    failed: below 100 % in every process; else inconclusive."""
+    if pct_min >= 100:
+        return "held"
+    return "failed" if pct_max < 100 else "inconclusive"
+
+
 def blocks_per_sm_cc80(registers):
     """Resident blocks per SM on compute capability 8.0 of a 256-thread
     kernel using `registers` per thread, from registers and warps alone
@@ -69,6 +134,33 @@ def blocks_per_sm_cc80(registers):
     per_warp = -(-registers * 32 // CC80["unit"]) * CC80["unit"]
     return min(CC80["registers"] // (per_warp * warps),
                CC80["warps"] // warps, CC80["blocks"])
+
+
+CITED = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                     "cited.tsv")
+
+
+def cited(path=CITED):
+    """{name: (value, source)} of tools/facts/cited.tsv: facts the lesson
+    quotes from other pages of the course, not measured here. Lines are
+    NAME<TAB>VALUE<TAB>SOURCE; '#' starts a comment. ValueError names the
+    line of a malformed entry."""
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) != 3 or not all(x.strip() for x in fields):
+                raise ValueError(f"{path}:{no}: expected NAME<TAB>VALUE"
+                                 "<TAB>SOURCE")
+            try:
+                value = float(fields[1])
+            except ValueError as e:
+                raise ValueError(f"{path}:{no}: {fields[1]!r} is not a "
+                                 "number") from e
+            out[fields[0]] = (value, fields[2])
+    return out
 
 
 def derive(facts, evidence):
@@ -131,6 +223,20 @@ def derive(facts, evidence):
     put("ncu.basic.sync.wavefronts_per_lds", ["ncu.basic.sync.wavefronts",
                                               "ncu.basic.sync.op.lds"],
         lambda w, lds: w / lds)
+    # How busy shared memory and the issue slots were: wavefronts per SM and
+    # elapsed cycle (at most 1), and instructions issued per scheduler and
+    # active cycle (at most 1: one issue slot per scheduler per cycle).
+    for k in ("sync", "piped"):
+        b = f"ncu.basic.{k}."
+        put(b + "wavefronts_per_sm_cycle", [b + "wavefronts", "gpu.sm_count",
+                                            b + "elapsed_cycles"],
+            lambda w, sms, cyc: w / (sms * cyc))
+        put(b + "issue_use", [b + "inst_issued", "gpu.sm_count",
+                              b + "cycles"],
+            lambda n, sms, cyc: n / (4 * sms * cyc))
+    put("ncu.basic.sync.fma_of_ceiling_pct", ["ncu.basic.sync.fma_pct",
+                                              "ncu.basic.sync.fma_ceiling_pct"],
+        lambda fma, ceiling: 100 * fma / ceiling)
     put("ncu.basic.ffma_per_lds_needed", ["ncu.basic.sync.wavefronts_per_lds"],
         lambda w: w / FMA_PER_WAVEFRONT)
     put("ncu.blocked.piped.wavefronts_per_lds", [
@@ -145,6 +251,34 @@ def derive(facts, evidence):
         put(f"blocked.4096.{k}_pct_peak", [f"blocked.4096.{k}_gflops",
                                            "gpu.fp32_peak_tflops"],
             lambda g, peak: g / 10 / peak)
+
+    # Every piped/sync ratio also as a gain: the time saved, in percent of
+    # the synchronous kernel's time (a range's ends swap: the largest ratio
+    # is the smallest gain).
+    suffixes = {"ratio": "gain", "ratio_min": "gain_max",
+                "ratio_max": "gain_min"}
+    for name in list(facts):
+        stem, _, last = name.rpartition(".")
+        value = facts[name].value
+        if (last in suffixes and stem and not name.startswith("verdict.")
+                and isinstance(value, (int, float))
+                and not isinstance(value, bool)):
+            put(f"{stem}.{suffixes[last]}", [name], gain)
+    for n in manifest.load().sizes["run"]:
+        for k in ("sync", "piped"):
+            put(f"run.sm_80.{n}.{k}_us", [f"run.sm_80.{n}.{k}_ms"],
+                lambda ms: 1000 * ms)
+    for kernel in ("sync", "piped"):
+        b = f"ncu.basic.{kernel}."
+        reasons = [n for n in facts if n.startswith(b + "stall_cpi.")]
+        for name in reasons:
+            reason = name.rpartition(".")[2]
+            put(f"{b}stall_share.{reason}", [name, b + "cpi"],
+                lambda v, cpi: 100 * v / cpi)
+            put(f"{b}stall_mcycles.{reason}", [name, b + "inst_issued"],
+                lambda v, n: v * n / 1e6)
+    for name, (value, source) in cited().items():
+        out[name] = (value, [])
 
     kinds = {e.meta["kind"] for e in evidence}
     out["page.evidence"] = (
@@ -203,4 +337,90 @@ def derive(facts, evidence):
         lambda *r: held(all(r[:len(arrives)]) and not any(r[len(arrives):])))
     put("verdict.blocked_target", ["blocked.spread.4096.pct_min"],
         lambda pct: held(pct >= BLOCKED_TARGET))
+    lab_verdicts(put, facts, m)
+    n = max(m.sizes["wide"])
+    for n_ in m.sizes["wide"]:
+        for k in ("piped", "cublas"):
+            put(f"wide.{n_}.{k}_pct_peak", [f"wide.{n_}.{k}_gflops",
+                                            "gpu.fp32_peak_tflops"],
+                lambda g, peak: g / 10 / peak)
+    # The wide pair against cuBLAS at its largest N, per process: held when
+    # its pipelined kernel is at least as fast in every process, failed when
+    # slower in every one, inconclusive when the processes disagree.
+    put("verdict.wide", [f"wide.{n}.pct_cublas_min",
+                         f"wide.{n}.pct_cublas_max"], wide_verdict)
     return out
+
+
+def lab_verdicts(put, facts, m):
+    """The lab notes' derived facts and verdicts (one device call's open
+    points, tools/gpu/lab_facts.py): cuBLAS's faster math mode, the
+    wavefront rule, the depth order over rounds and calls, the seed, the
+    wrong loops on the GPU. put: derive()'s."""
+    lab, (one,) = m.lab, m.sizes["one"]
+    modes = [f"lab.cublas.{r}.{mode}.{n}.ms" for n in lab.kit_sizes
+             for r in lab.kit_runs for mode in ("default", "pedantic")]
+    for n in lab.kit_sizes:
+        put(f"lab.cublas.{n}.faster", [x for x in modes if f".{n}." in x],
+            faster_mode)
+    put("verdict.cublas_mode", modes, lambda *ms: faster_mode(*ms) +
+        (" faster" if faster_mode(*ms) != "mixed" else ""))
+    cases = [(w, manifest.key(p)) for w in lab.lds_widths
+             for p in lab.lds_patterns]
+    names = [f"lab.lds.{w}.{p}.{k}" for w, p in cases
+             for k in ("wf", "conflicts")] + [
+        f"lab.lds.{manifest.key(p)}.lanes4" for p in lab.lds_patterns]
+
+    def checked(*v):   # (wf, lds_wavefronts) of each conflict-free case
+        got = dict(zip(names, v))
+        return [(got[f"lab.lds.{w}.{p}.wf"], lds_wavefronts(
+            w, got[f"lab.lds.{p}.lanes4"])) for w, p in cases
+            if got[f"lab.lds.{w}.{p}.conflicts"] == 0]
+    put("lab.lds.rule_cases", names, lambda *v: len(checked(*v)))
+    put("lab.lds.conflict_cases", names,
+        lambda *v: len(cases) - len(checked(*v)))
+    put("verdict.lds_rule", names, lambda *v: held(all(
+        abs(wf - rule) < 0.01 for wf, rule in checked(*v))))
+    put("lab.lds.lesson_wf", [f"lab.lds.16.{manifest.key(p)}.wf"
+                              for p in lab.lesson_lds],
+        lambda *wf: sum(wf) / len(wf))
+    ms = {k: [f"lab.map.{k}.{n}.ms_{e}" for n in lab.kit_sizes
+              for e in ("min", "max")] for k in lab.map}
+    one_map, two_map = list(lab.map)[:2]
+    put("verdict.map_speed", ms[one_map] + ms[two_map], map_speed)
+    depths = m.depths.exercise
+    put("verdict.depth_order", ["lab.depths.orders"],
+        lambda o: "stable" if len(set(o.split())) == 1 else "unstable")
+    now = [f"lab.depths.{d}.ratio" for d in depths]
+    then = [f"stages.{d}.{one}.ratio" for d in depths]
+    put("lab.depths.order", now, lambda *r: order(dict(zip(depths, r))))
+    put("lab.depths.committed_order", then,
+        lambda *r: order(dict(zip(depths, r))))
+    put("verdict.depth_order_calls", now + then, lambda *r: "same order"
+        if order(dict(zip(depths, r))) == order(dict(zip(depths, r[3:])))
+        else "other order")
+    for d in depths:
+        both = [f"{p}.{d}{n}.ratio_{e}" for p, n in (
+            ("lab.depths", ""), ("stages", f".{one}")) for e in ("min", "max")]
+        put(f"lab.depths.{d}.both_min", both, lambda *v: min(v))
+        put(f"lab.depths.{d}.both_max", both, lambda *v: max(v))
+    widths = [f"lab.depths.{d}.both_{e}" for d in depths
+              for e in ("min", "max")]
+    put("lab.depths.both_spread", widths, lambda *v: max(
+        v[i + 1] - v[i] for i in range(0, len(v), 2)))
+    put("verdict.stages_calls", now + ["lab.depths.both_spread"],
+        lambda r2, r3, r4, sp: stages_verdict(r2, r3, r4, 0.0, sp))
+    put("lab.seed.speed_lo", ["lab.seed.piped_ms_lo",
+                              "lab.seed.lesson.piped_ms_max"],
+        lambda seed, lesson: seed / lesson)
+    put("lab.seed.speed_hi", ["lab.seed.piped_ms_hi",
+                              "lab.seed.lesson.piped_ms_min"],
+        lambda seed, lesson: seed / lesson)
+    put("verdict.seed", ["lab.seed.speed_lo", "lab.seed.speed_hi"],
+        lambda lo, hi: interval_verdict(lo, hi, SEED_FLOOR))
+    runs = [f"lab.loops.{manifest.key(x)}.s{s}.gpu" for x in lab.loops
+            for s in lab.loop_depths]
+    put("lab.loops.gpu_missed", runs, lambda *t: t.count("missed"))
+    put("verdict.loops_gpu", runs + ["lab.loops.good.passed"],
+        lambda *t: "control failed" if not t[-1] else "some missed"
+        if "missed" in t else "all caught")

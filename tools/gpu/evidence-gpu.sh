@@ -33,10 +33,12 @@ slug=$(printf '%s' "$gpu_name" | tr 'A-Z' 'a-z' |
        sed -E 's/^nvidia //; s/[^a-z0-9]+/-/g; s/-+$//')
 pre="$out/gpu-$slug"
 
-if [ -n "$dry" ]; then src_hash=dry-run; else
+if [ -n "$dry" ]; then src_hash=dry-run src_tokens=dry-run; else
 "$MAKE" --no-print-directory tangle >/dev/null ||
     { echo "evidence-gpu: make tangle failed" >&2; exit 1; }
 src_hash=$(cat build/source.sha256)
+# The token digest: a later layout-only edit keeps this evidence current.
+src_tokens=$(cat build/source.tokens)
 fi
 
 stamp() { # stamp COMMAND... : the provenance block of every transcript
@@ -50,12 +52,13 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
         print "# memory: " $4 "\n# max_sm_clock: " $5 }'
     echo "# toolkit: $(nvcc --version | tail -n 2 | tr '\n' ' ')"
     echo "# source_sha256: $src_hash"
+    echo "# source_tokens: $src_tokens"
     echo "# command: $*"
     echo
 }
 
 # EVIDENCE_STEPS="sass pitfalls" runs only the steps whose group is named
-# (groups: run spread residency cold blocked exercise $M_GROUPS_STEP stages
+# (groups: run spread residency cold blocked wide exercise $M_GROUPS_STEP stages
 # sass sanitizer synccheck ncu opcodes pitfalls); unset, all of them.
 want() { [ -z "${EVIDENCE_STEPS:-}" ] || case " $EVIDENCE_STEPS " in
     *" $1 "*) return 0 ;; *) return 1 ;; esac; }
@@ -136,6 +139,12 @@ want residency && dial "$pre-residency" "$M_DIAL" "$BIN" \
 want cold && step "cold L2" "$pre-cold.txt" "$BIN" \
     --sizes "$M_SIZES_RUN" --cold-l2 --csv "$pre-cold.csv"
 
+# ---- the wide pair against cuBLAS: separate processes ---------------------------
+# (the native sm_90 build, as the design was chosen)
+WIDE_BIN=build/sm_90-2stages/pipelined_gemm
+want wide && repeat "$pre-wide.txt" "$pre-wide" "$M_PROCESSES" "$WIDE_BIN" \
+    --kernels wide --sizes "$M_SIZES_WIDE"
+
 # ---- the register-blocked pair -----------------------------------------------
 if want blocked; then
 step "blocked" "$pre-blocked.txt" "$BIN" --kernels blocked \
@@ -178,12 +187,19 @@ done
 fi
 
 # ---- the depths, in separate processes (the exercise's table has one) --------
+# Interleaved (2 3 4, 2 3 4, ...), so a drift of the card during the step
+# moves every depth alike; the transcript keeps each depth's runs together.
 if want stages; then
 parts=()
+for i in $(seq 1 "$M_PROCESSES"); do
+    for s in $M_EXERCISE_DEPTHS; do
+        step "stages-$s $i" "$pre-stages.txt.$s.$i" \
+            "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" \
+            --sizes "$M_SIZES_ONE" --csv "$pre-stages-$s-$i.csv"
+    done
+done
 for s in $M_EXERCISE_DEPTHS; do
-    repeat "$pre-stages.txt.$s" "$pre-stages-$s" "$M_PROCESSES" \
-        "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" --sizes "$M_SIZES_ONE"
-    parts+=("$pre-stages.txt.$s")
+    for i in $(seq 1 "$M_PROCESSES"); do parts+=("$pre-stages.txt.$s.$i"); done
 done
 concat "$pre-stages.txt" "${parts[@]}"
 fi
@@ -326,6 +342,12 @@ profile() { # both pairs, the metrics above, one CSV of raw values
     echo "raw metrics: $pre-ncu.csv"
 }
 want ncu && step "ncu" "$pre-ncu.txt" profile
+wide_profile() { # the wide piped kernel, then cuBLAS, as the check launches
+    ncu --clock-control none --kernel-name "regex:matmulWidePiped|[Gg]emm" \
+        -c 2 --metrics "$NCU_METRICS" --csv --page raw "$WIDE_BIN" \
+        --kernels wide --sizes "$M_SIZES_NCU_WIDE"
+}
+want wide && step "ncu wide" "$pre-wide-ncu.txt" wide_profile
 opcodes() { # executed warp instructions per SASS opcode, the lesson's pair
     ncu --clock-control none --kernel-name regex:matmulTile -c 2 \
         --metrics sass__inst_executed_per_opcode \

@@ -3,7 +3,10 @@
 Usage: python3 -m tools.gpu.gpu_facts [EVIDENCE_DIR]   (default: evidence)
 
 Reads EVIDENCE_DIR/gpu-<gpu>-*.{txt,csv} of each GPU there, writes
-EVIDENCE_DIR/gpu-<gpu>.facts.json (atomically) for tools/lit/gather.py.
+EVIDENCE_DIR/gpu-<gpu>.facts.json (atomically) for tools/lit/gather.py;
+and, when there, the manifest's lab folder EVIDENCE_DIR/<lab.dir>/ (one
+call's open points, tools/gpu/lab_facts.py) as EVIDENCE_DIR/<lab.dir>
+.facts.json.
 Values as measured, unrounded: times in ms, rates in GFLOP/s, ratios
 piped/sync (< 1: the pipeline is faster), percentages, bytes, counts, MHz,
 booleans, tokens; no verdicts (tools/facts/derive.py), no sentences. Exit:
@@ -20,6 +23,7 @@ import statistics
 import sys
 
 from tools import manifest
+from tools.gpu import lab_facts
 from tools.lit import litlib
 from tools.lit.litlib import read_stamped_csv as read_csv, read_text as read
 
@@ -61,6 +65,12 @@ SASS_NAMES = {"TileSync": "sync", "TilePiped": "piped",
               "BlockedSync": "blocked_sync", "BlockedPiped": "blocked_piped"}
 STALL = re.compile(
     r"smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$")
+# Nsight Compute's stall reasons kept per reason for the lesson's pair
+# (warp cycles per issued instruction; Profiling Guide, "Warp Stall Reasons")
+STALL_REASONS = ("barrier", "branch_resolving", "dispatch_stall",
+                 "lg_throttle", "long_scoreboard", "math_pipe_throttle",
+                 "membar", "mio_throttle", "no_instruction", "not_selected",
+                 "selected", "short_scoreboard", "sleeping", "wait")
 KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
            "matmulBlockedSync": "blocked.sync",
            "matmulBlockedPiped": "blocked.piped"}
@@ -214,6 +224,68 @@ def blocked_facts(pre, facts, m):
                    facts, "blocked")
 
 
+def wide_facts(pre, facts, m):
+    """The wide pair over its separate processes: per size, the median,
+    min and max of piped and sync GFLOP/s, piped/sync and the piped
+    kernel's share of cuBLAS (wide.N.*), the processes (wide.runs), its
+    kernels' registers and shared memory; Nsight Compute's metrics of the
+    wide piped kernel and of cuBLAS (ncu.wide.{piped,cublas}.*, with
+    issue_pct: issued instructions per scheduler cycle, percent). Evidence
+    made before the pair existed has no wide transcript: no facts then,
+    and the page says "not yet measured"."""
+    paths = sorted(glob.glob(f"{pre}-wide-[0-9]*.csv"))
+    if not paths and not os.path.exists(f"{pre}-wide.txt"):
+        return
+    if not paths:
+        raise EvidenceError(f"{pre}-wide-*.csv: no CSV")
+    facts["wide.runs"] = len(paths)
+    meta = read_csv(paths[0])[0]
+    for kind in ("sync", "piped"):
+        for key in ("registers", "blocks_per_sm"):
+            facts[f"wide.{kind}.{key}"] = litlib.number(
+                meta[f"wide_{kind}_{key}"])
+        facts[f"wide.{kind}.smem_bytes"] = sum(
+            litlib.number(meta[f"wide_{kind}_{k}_smem_bytes"])
+            for k in ("static", "dynamic"))
+    for n in m.sizes["wide"]:
+        for col, name in (("piped_gflops", "piped_gflops"),
+                          ("sync_gflops", "sync_gflops"),
+                          ("cublas_gflops", "cublas_gflops"),
+                          ("piped_over_sync", "ratio"),
+                          ("piped_pct_cublas", "pct_cublas")):
+            got = repeated(paths, n, col, f"{pre}-wide", "wide")
+            b = f"wide.{n}.{name}"
+            facts[b] = statistics.median(got)
+            facts[b + "_min"], facts[b + "_max"] = min(got), max(got)
+    path = f"{pre}-wide-ncu.txt"
+    if not os.path.exists(path):
+        return
+    header, rows = ncu_table(path)
+    smsps = facts["gpu.sm_count"] * 4
+    seen = []
+    for r in rows:
+        if len(r) != len(header) or r[0] in ("ID", ""):
+            continue
+        d = {k: v.replace(",", "") for k, v in zip(header, r)}
+        kernel = d["Kernel Name"].split("(")[0]
+        kind = "piped" if kernel == "matmulWidePiped" else "cublas"
+        b = f"ncu.wide.{kind}."
+        got = {name: float(d[k]) for k, name in NCU_METRICS.items()}
+        facts.update({b + k: v for k, v in got.items()})
+        facts[b + "issue_pct"] = 100 * got["inst_issued"] / (
+            got["cycles"] * smsps)
+        for k, v in d.items():
+            s = STALL.match(k)
+            if s and v:
+                facts[f"{b}stall.{s.group(1)}"] = float(v)
+        if kind == "cublas":
+            facts[b + "kernel"] = kernel
+        seen.append(kind)
+    if sorted(seen) != ["cublas", "piped"]:
+        raise EvidenceError(f"{path}: want one profile of matmulWidePiped "
+                            f"and one of cuBLAS, got {seen}")
+
+
 def exercise_facts(pre, facts, m):
     """The stage sweep, and the solution of part 2."""
     path = f"{pre}-exercise.csv"
@@ -302,6 +374,11 @@ def ncu_facts(pre, facts, m):
         facts[b + "cycles_predicted"] = facts[b + "warp_cycles"] / (
             got["warps_per_scheduler"] * schedulers)
         facts[b + "wavefronts_per_ffma"] = got["wavefronts"] / got["ffma"]
+        if b.startswith("ncu.basic."):
+            for k, v in d.items():
+                m = STALL.match(k)
+                if m and m.group(1) in STALL_REASONS and v:
+                    facts[f"{b}stall_cpi.{m.group(1)}"] = float(v)
         stalls = sorted(((float(v), m.group(1)) for k, v in d.items()
                          for m in [STALL.match(k)]
                          if m and m.group(1) != "selected" and v),
@@ -371,8 +448,9 @@ def facts_for(pre, m=None):
              "gpu.driver": stamp["driver"], "gpu.toolkit": toolkit,
              "gpu.date": stamp["date_utc"][:10],
              "gpu.source_hash": stamp["source_sha256"][:12]}
-    for reader in (run_facts, process_facts, blocked_facts, exercise_facts,
-                   sass_facts, sanitizer_facts, ncu_facts, pitfall_facts):
+    for reader in (run_facts, process_facts, blocked_facts, wide_facts,
+                   exercise_facts, sass_facts, sanitizer_facts, ncu_facts,
+                   pitfall_facts):
         reader(pre, facts, m)
     wall = re.search(r"make run wall time: (\d+) ms",
                      read(f"{pre}-run-default.txt"))
@@ -382,6 +460,8 @@ def facts_for(pre, m=None):
             "gpu": stamp["gpu"], "toolkit": stamp["toolkit"],
             "date": stamp["date_utc"],
             "transcript": f"evidence/{os.path.basename(pre)}-run-sm_80.txt"}
+    if stamp.get("source_tokens"):   # (transcripts from before it: none)
+        meta["source_tokens"] = stamp["source_tokens"]
     return meta, facts
 
 
@@ -408,6 +488,25 @@ def main(argv):
             {"meta": meta, "facts": facts}, indent=1, sort_keys=True,
             ensure_ascii=False) + "\n")
         print(f"gpu_facts: {len(facts)} facts -> {pre}.facts.json")
+    return lab_main(ev)
+
+
+def lab_main(ev):
+    """Write EVIDENCE_DIR/<lab.dir>.facts.json when the folder is there;
+    returns the exit status."""
+    try:
+        lab = os.path.join(ev, manifest.load().lab.dir)
+        if not os.path.isdir(lab):
+            return 0
+        meta, facts = lab_facts.facts_for(lab)
+    except (EvidenceError, lab_facts.EvidenceError, manifest.ManifestError,
+            KeyError, OSError, ValueError) as e:
+        print(f"gpu_facts: {lab}: {e!s}", file=sys.stderr)
+        return 1
+    litlib.write_atomic(lab + ".facts.json", json.dumps(
+        {"meta": meta, "facts": facts}, indent=1, sort_keys=True,
+        ensure_ascii=False) + "\n")
+    print(f"gpu_facts: {len(facts)} facts -> {lab}.facts.json")
     return 0
 
 

@@ -15,8 +15,10 @@ then the later date, then the later name. FORMAT shows a value: "-" as it
 is, "{:.1f} %" a Python format, "A|B" a boolean. OUT (written atomically):
 {"facts_schema": {name: description}, "facts": {name: {"text", "from",
 "stale"}}}. Evidence is current when its source_sha256 is --source-hash's,
-or SOURCES.tsv (RAW<TAB>TOKENS<TAB>REVISION lines) gives it the token digest
-in --token-hash (tools/lit/tokens.py): a layout-only edit.
+or its meta.source_tokens (the token digest of the sources it measured,
+tools/lit/tokens.py) is --token-hash's, or SOURCES.tsv (RAW<TAB>TOKENS<TAB>
+REVISION lines, for evidence from before meta.source_tokens) gives its
+sha256 that digest: a layout-only edit never stales a number.
 
 Exit: 0 written (stale evidence warned about); 1 an error ("gather: error:
 ..."): unknown fact name (nearest named), bad schema, facts.json or value;
@@ -129,12 +131,13 @@ def check_value(value, where):
                           "belong in the lesson's source")
 
 
-def load_evidence(path, schema, current, raw=None):
+def load_evidence(path, schema, current, raw=None, tokens=None):
     """One facts.json, checked against the schema, as Evidence: stale when
-    made from sources whose sha256 is not in current (a set of hex), a
-    relayout when it is there but is not raw. GatherError for bad JSON or
-    meta, an unknown fact name (with the nearest legal ones), a fact of
-    another producer or a bad value."""
+    made from sources whose sha256 is not in current (a set of hex) and
+    whose meta.source_tokens is not tokens (the token digest now), a
+    relayout when it is current but its sha256 is not raw. GatherError for
+    bad JSON or meta, an unknown fact name (with the nearest legal ones), a
+    fact of another producer or a bad value."""
     try:
         obj = json.loads(litlib.read_text(path))
     except (OSError, ValueError) as e:
@@ -164,8 +167,9 @@ def load_evidence(path, schema, current, raw=None):
                               f"{schema[name].producer}, not {meta['kind']}")
         check_value(value, f"{path}: fact {name!r}")
     h = meta["source_sha256"].strip().lower()
-    return Evidence(path, meta, obj["facts"], h not in current,
-                    h in current and h != raw)
+    fresh = h in current or bool(tokens) and meta.get(
+        "source_tokens", "").strip().lower() == tokens
+    return Evidence(path, meta, obj["facts"], not fresh, fresh and h != raw)
 
 
 def merge(evidence):
@@ -254,7 +258,8 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
     schema = read_schema(schema_path)
     raw = read_hash(hash_path, log)
     current = ({raw} - {None}) | same_texts(token_path, table_path, log)
-    evidence = [load_evidence(p, schema, current, raw) for p in
+    tokens = read_hash(token_path, log) if token_path else None
+    evidence = [load_evidence(p, schema, current, raw, tokens) for p in
                 sorted(glob.glob(os.path.join(evidence_dir, "*.facts.json")))]
     for ev in evidence:
         if ev.stale:

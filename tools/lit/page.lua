@@ -196,14 +196,22 @@ local function Para(para)
       '"></div>')
   end
   local label, name = stringify(img.caption), img.src:match("([^/]+)%.svg$")
-  local ids = pandoc.List()
-  for id in (img.attributes.numbers or last_table or ""):gmatch("[^%s#]+") do
-    ids:insert(id)
+  -- numbers="ID FILE#ID ...": a table on this page, or on another page
+  -- (pages.lua writes FILE#ID), which only a link can reach.
+  local ids, here = pandoc.List(), pandoc.List()
+  for tok in (img.attributes.numbers or last_table or ""):gmatch("%S+") do
+    tok = tok:gsub("^#", "")
+    ids:insert(tok)
+    if not tok:find("#", 1, true) then here:insert(tok) end
   end
   local extra = ' data-plot="' .. escape(name) .. '"' .. (img.identifier ~= ""
-    and ' id="' .. escape(img.identifier) .. '"' or "") .. (#ids > 0 and
-    ' aria-describedby="' .. escape(table.concat(ids, " ")) .. '"' or "")
+    and ' id="' .. escape(img.identifier) .. '"' or "") .. (#here > 0 and
+    ' aria-describedby="' .. escape(table.concat(here, " ")) .. '"' or "")
   local links = ids:map(function(id)
+    if id:find("#", 1, true) then
+      return '<a href="' .. escape(id) .. '">the table on ' ..
+        escape(id:match("^[^#]*")) .. "</a>"
+    end
     return '<a href="#' .. escape(id) .. '">the table ' ..
       (seen[id] and "above" or "below") .. "</a>"
   end)
@@ -214,8 +222,22 @@ local function Para(para)
     table.concat(links, ", ") .. "</p>" or nil)
 end
 
+local function Figure(fig)
+  -- pandoc 3 makes an image alone in its paragraph a Figure (2.x: a Para):
+  -- the same figure from its one image, the Figure's id and caption kept.
+  local body = #fig.content == 1 and fig.content[1]
+  local img = body and (body.t == "Plain" or body.t == "Para")
+    and #body.content == 1 and body.content[1]
+  if not img or img.t ~= "Image" then return nil end
+  if img.identifier == "" then img.identifier = fig.identifier end
+  if #img.caption == 0 and fig.caption.long[1] then
+    img.caption = pandoc.utils.blocks_to_inlines(fig.caption.long)
+  end
+  return Para(pandoc.Para({ img }))
+end
+
 -- Results tables and figures in document order, then everything else.
 return {
-  { traverse = "topdown", Div = results_table, Para = Para },
+  { traverse = "topdown", Div = results_table, Para = Para, Figure = Figure },
   { Header = Header, Code = Code, Table = Table, Div = wrapper_only },
 }

@@ -1,16 +1,23 @@
 #!/bin/sh
 # tools/lit/weave.sh SOURCE.nw FACTS.json OUTPUT.html
 #
-# noweave with the nw2md.py back end (Markdown), then pandoc with facts.lua
-# (values from FACTS.json, by gather.py) and divs.lua (lesson boxes), the
-# template and stylesheet of SITE_DIR (default: site/ beside tools/), all
-# embedded in one page; the Markdown is kept as $WEAVE_MD (default OUTPUT.md).
-# Temporary names, then renames, so no step leaves a file make would keep.
+# noweave with the nw2md.py back end (Markdown), then pandoc: once to split
+# the document into its pages (pages.lua: the source's lit-pages metadata
+# and page=NAME marks on headings; one page without them), then once per
+# page with pages.lua, facts.lua (values from FACTS.json, by gather.py),
+# divs.lua (lesson boxes) and page.lua, the template and stylesheet of
+# SITE_DIR (default: site/ beside tools/), all embedded in each page.  The
+# first page is OUTPUT.html; page NAME is NAME.html beside it.  The whole
+# Markdown is kept as $WEAVE_MD (default OUTPUT.md).  WEAVE_PAGES="a b ..."
+# (optional) is the list of pages the caller expects: another list in the
+# source is an error.  Collision-free temporary names, then renames, so no
+# step leaves a file make would keep.
 # NOWEAVE, PANDOC name the tools; SITE_EXTRA_RESOURCES adds an image folder.
 # noweave and pandoc see only a copy of SOURCE (without CRs at line ends or a
 # byte-order mark) and links under plain names, so any path works; messages
 # name SOURCE's lines.
-# Exit: 0; 1 a tool failed (an unknown fact named with its lines); 2 usage.
+# Exit: 0; 1 a tool failed (an unknown fact, a bad page mark or a link to no
+# id, named with its lines); 2 usage.
 set -eu
 if [ $# -ne 3 ]; then
   echo "usage: $0 SOURCE.nw FACTS.json OUTPUT.html" >&2; exit 2
@@ -27,11 +34,24 @@ abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$PWD" "$1" ;;
 md=$(abs "${WEAVE_MD:-${out%.html}.md}") out=$(abs "$out")
 case $NOWEAVE in /*) ;; */*) NOWEAVE=$PWD/$NOWEAVE ;; esac
 case $PANDOC in /*) ;; */*) PANDOC=$PWD/$PANDOC ;; esac
-work=
-trap 'rm -f "$md.tmp" "$out.tmp"; [ -z "$work" ] || rm -rf "$work"' EXIT
+work= pids=
+# On exit: stop the page weaves still running, then remove the temporaries.
+trap '[ -z "$pids" ] || { kill $pids 2>/dev/null; wait; }
+      [ -z "$work" ] || { while IFS= read -r t; do rm -f "$t"; done \
+      < "$work/tmps"; rm -rf "$work"; }' EXIT
 trap 'exit 130' INT TERM HUP
 work=$(mktemp -d "${TMPDIR:-/tmp}/weave.XXXXXX")
+: > "$work/tmps"
 mkdir -p "$(dirname "$out")" "$(dirname "$md")"
+# temp FILE: t, a new empty file beside FILE (.tmp-NAME.XXXXXX), removed on
+# exit unless renamed; its mode as the umask makes a new file's.
+mode=$(printf '%o' $((0666 & ~0$(umask))))
+temp() {
+  t=$(mktemp "$(dirname "$1")/.tmp-$(basename "$1").XXXXXX") || exit 1
+  printf '%s\n' "$t" >> "$work/tmps"
+  chmod "$mode" "$t"
+}
+temp "$md"; mdtmp=$t
 LC_ALL=C sed -e '1s/^\xEF\xBB\xBF//' -e 's/\r$//' "$src" > "$work/in.nw"
 for l in lit:"$here" site:"$site" facts.json:"$facts" \
          src:"$(dirname "$src")" extra:"${SITE_EXTRA_RESOURCES:-.}"; do
@@ -47,30 +67,84 @@ if ! grep -q '^@ %def ' "$work/in.nw"; then
 fi
 # -t keeps tabs as tabs, -index runs finduses and noidx, -n drops the wrapper.
 (cd "$work" && NW2MD_SOURCE=$src "$NOWEAVE" -n -t $defs -index \
-  -backend lit/nw2md.py in.nw) > "$md.tmp" 2> "$work/err" || rc=1
+  -backend lit/nw2md.py in.nw) > "$mdtmp" 2> "$work/err" || rc=1
 S=$src awk '{ if (index($0, "in.nw:") == 1)
   $0 = ENVIRON["S"] substr($0, 6); print }' "$work/err" >&2
 ! grep -q 'unescaped << in documentation' "$work/err" || { rc=1; echo \
   "  (in prose, write << as @<< (x @<< 2, \`k@<<<g, b>>>(x)\`))" >&2; }
 [ "${rc:-0}" -eq 0 ] || exit 1
-if ! (cd "$work" && "$PANDOC" "$md.tmp" -f markdown -t html5 --standalone \
-  --preserve-tabs --template site/template.html --css style.css \
-  --self-contained --metadata-file facts.json --resource-path=site:src:extra \
-  --lua-filter lit/facts.lua --lua-filter lit/divs.lua \
-  --lua-filter lit/page.lua --mathml \
-  --toc --toc-depth=2 -o "$out.tmp") 2> "$work/err"; then
-  # Name the source line of an unknown fact, without Lua's traceback.
+lines() {
+  # The lines of in.nw holding any of the fixed strings given, as SOURCE:N.
+  for pat in "$@"; do printf '%s\n' "$pat"; done > "$work/pats"
+  grep -nF -f "$work/pats" "$work/in.nw" | sed "s|^\([0-9]*\):.*|  $src:\1|" >&2
+}
+failed() {
+  # Report a failed pandoc run (its stderr in $work/err) and exit 1: an
+  # unknown fact, a link to no id or a bad mark with its source lines.
   name=$(sed -n "s/.*unknown fact name '\([^']*\)'.*/\1/p" "$work/err" |
          head -n 1)
   if [ -n "$name" ]; then
     echo "weave.sh: unknown fact name '$name' (not in the facts schema):" >&2
-    grep -nF -e "[$name]{.fact}" -e "fact=\"$name\"" "$work/in.nw" |
-      sed "s|^\([0-9]*\):.*|  $src:\1|" >&2
+    lines "[$name]{.fact}" "fact=\"$name\""
+  elif grep -q '^pages\.lua: ' "$work/err"; then
+    grep '^pages\.lua: ' "$work/err" | sed 's/^/weave.sh: /' >&2
+    for id in $(sed -n "s/^pages\.lua: link to an id that is on no page: //p" \
+                "$work/err" | tr -d "'," ); do
+      lines "(${id})" "href=\"${id}\""
+    done
+    for p in $(sed -n "s/.*': page=\([^ ]*\) .*/\1/p" "$work/err"); do
+      lines "page=$p"
+    done
   else
     cat "$work/err" >&2
   fi
   exit 1
+}
+# Pass 1 (for a source that names lit-pages): the whole document as JSON,
+# checked and split into pages.  Else one page, from the Markdown.
+if grep -q 'lit-pages' "$work/in.nw"; then
+  (cd "$work" && LIT_PAGES_OUT=pages "$PANDOC" "$mdtmp" -f markdown \
+    -t json --preserve-tabs --lua-filter lit/pages.lua -M lit-pass=plan \
+    -o doc.json) 2> "$work/err" || failed
+  pages=$(cat "$work/pages") input=doc.json from=json
+else
+  pages=index input=$mdtmp from=markdown
 fi
-grep -v '^$' "$work/err" >&2 || true
-mv "$md.tmp" "$md"
-mv "$out.tmp" "$out"
+if [ -n "${WEAVE_PAGES:-}" ] && [ "$(echo $WEAVE_PAGES)" != "$(echo $pages)" ]
+then
+  echo "weave.sh: $src declares the pages '$(echo $pages)' (lit-pages);" \
+       "the caller expects '$(echo $WEAVE_PAGES)' (WEAVE_PAGES)" >&2
+  exit 1
+fi
+# Pass 2: the pages at once, each to a temporary beside its file.
+file_of() { if [ "$1" = "$first" ]; then file=$out
+            else file=$(dirname "$out")/$1.html; fi; }
+first=${pages%%[!a-z0-9_-]*}
+for name in $pages; do
+  file_of "$name"
+  temp "$file"
+  v=$(echo "$name" | tr -- - _)
+  eval "tmp_$v=\$t"
+  (cd "$work" && exec "$PANDOC" "$input" -f $from -t html5 --standalone \
+    --preserve-tabs --template site/template.html --css style.css \
+    --self-contained --metadata-file facts.json --resource-path=site:src:extra \
+    -M lit-page="$name" -M lit-first-file="$(basename "$out")" \
+    --lua-filter lit/pages.lua --lua-filter lit/facts.lua \
+    --lua-filter lit/divs.lua --lua-filter lit/page.lua --mathml \
+    --toc --toc-depth=2 -o "$t") 2> "$work/err.$v" &
+  eval "pid_$v=\$!"
+  pids="$pids $!"
+done
+: > "$work/warn"
+for name in $pages; do
+  v=$(echo "$name" | tr -- - _)
+  eval "wait \$pid_$v" || { mv "$work/err.$v" "$work/err"; failed; }
+  grep -v '^$' "$work/err.$v" >> "$work/warn" || true
+done
+pids=
+awk '!seen[$0]++' "$work/warn" >&2
+mv "$mdtmp" "$md"
+for name in $pages; do
+  file_of "$name"
+  eval "mv \"\$tmp_$(echo "$name" | tr -- - _)\" \"\$file\""
+done

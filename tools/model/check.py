@@ -11,52 +11,68 @@ stands in for the GPU, and linked with model.cc, which runs ONE block (the
 last of the grid) of matmulTilePiped at each size and depth, its 256
 threads as coroutines, in four deterministic orders: lockstep (each thread
 one primitive per turn, forward), then each thread running until it blocks,
-forward, reverse and in a fixed-seed permutation. Prints one PASS line, or
-a FAIL line naming the depth, the size, the order and what happened (the
-thread, the K-slice, the stage, the day74.nw lines of the copy, the commit,
-the wait and the barrier); exit 0 passed, 1 failed (or did not compile), 2
-usage.
+forward, reverse and in a fixed permutation (Fisher-Yates from mt19937's
+raw outputs: the same with any C++ standard library). Prints one PASS
+line, or a FAIL line naming the depth, the size, the order and what
+happened (the thread, the K-slice, the stage, the day74.nw lines of the
+copy, the commit, the wait and the barrier); exit 0 passed, 1 failed (or
+did not compile, or did not finish), 2 usage.
 
 The rules modelled (PTX ISA 8.5, CUDA 12.6.2; section titles of chapter 9,
 Instruction Set):
 - "Data Movement and Conversion Instructions: cp.async": a copy is
-  asynchronous, performed as weak writes, in no order with any other access
-  or copy until a wait or an mbarrier completes it. The model: from its
-  issue to its completion the destination's words are pending; a read of a
-  pending word (by any thread, the issuer included) fails; a copy into a
-  word another copy still has in flight fails; a copy into a word another
-  thread read, with no barrier ordering that read before the issue, fails.
-  A copy moves 4, 8 or 16 bytes, both addresses aligned to its size,
-  into shared memory (here: from A or B).
+  asynchronous, performed as weak writes, in no order with any other
+  access. A copy moves 4, 8 or 16 bytes, both addresses aligned to its
+  size, into shared memory (here: from A or B).
+- "Completion Mechanisms for Asynchronous Copy Operations" (9.7.9.25.1):
+  a copy completes through the async-group mechanism (9.7.9.25.1.1:
+  commit_group, wait_group) or the mbarrier-based one (9.7.9.25.1.2: here
+  cuda::pipeline); reading its destination before it completes is
+  undefined. The model: from its issue to its completion the
+  destination's words are pending; a read of a pending word (by any
+  thread, the issuer included) fails; a copy into a word another copy
+  still has in flight fails; a copy into a word another thread read fails
+  unless that read is ordered before the issue: by a barrier, or with
+  cuda::pipeline by the reader's consumer_release of that stage and the
+  issuer's producer_acquire. A thread that uses both mechanisms fails:
+  the model follows one per thread.
 - "cp.async.commit_group": commits the thread's uncommitted copies as one
   group (possibly empty); groups belong to the thread.
 - "cp.async.wait_group / cp.async.wait_all": wait_group N returns when at
   most the N newest groups of the executing thread are pending; the older
   groups are complete and their writes visible to that thread. Copies not
-  committed are not covered. The model lands each copy at the LATEST moment
-  this allows: at the first wait of its thread that covers its group; until
-  then its words are pending.
+  committed are not covered by wait_group (wait_all, defined as
+  commit_group then wait_group 0, would cover them; the model has no
+  wait_all). The model lands each copy at the LATEST moment this allows:
+  at the first wait of its thread that covers its group; until then its
+  words are pending.
 - "Parallel Synchronization and Communication Instructions: bar, barrier"
-  (bar.sync, __syncthreads()): every thread of the block arrives; memory
-  accesses before it are ordered before accesses after it, for every thread
-  of the CTA. It does not complete copies. A landed copy of thread u is
+  (9.7.13.1; bar.sync, __syncthreads()): every thread of the block
+  arrives; memory accesses before it are ordered before accesses after
+  it, for every thread of the CTA. bar.sync is barrier.sync.aligned: all
+  threads must execute the same barrier instruction, so a release whose
+  threads wait at different __syncthreads() statements (call sites,
+  __FILE__:__LINE__) fails, naming two sites and their threads (one
+  __syncthreads() in a function called from two places counts as one
+  site). It does not complete copies. A landed copy of thread u is
   visible to thread t != u only when a barrier orders u's wait before t's
   read (vector clocks over the barriers). A barrier that a thread which
-  has returned never reaches is a hang (CUDA C++ Programming Guide,
-  __syncthreads(): the condition must be the same in the whole block).
+  has returned never reaches is a hang.
 - cuda::pipeline at block scope (libcu++; "cp.async.mbarrier.arrive",
   "mbarrier.test_wait/mbarrier.try_wait"): each thread's k-th
   producer_commit adds its copies to stage use k (stage k % depth); they
   complete when every thread has committed use k, at the first
   consumer_wait that sees it, and are visible to each thread that waited on
   use k (or is ordered after one that did). producer_acquire of use k
-  waits until every thread released use k - depth. A wait no thread can
-  satisfy is a hang, named as such; make_pipeline synchronises the block.
-The model checks nothing stricter: it does not require the same
-__syncthreads() statement in every thread, nor copies of one group to be of
-one stage. It checks only reads that reach __fmaf_rn (each shared word
-holds a NaN naming it, which the stand-in __fmaf_rn looks up), and then the
-block's tile of C against the exact product (small integers).
+  waits until every thread released use k - depth, and is ordered after
+  those releases. A wait no thread can satisfy is a hang, named as such;
+  make_pipeline synchronises the block.
+The model checks nothing stricter: it does not require copies of one
+group to be of one stage. A shared value is checked where it reaches
+__fmaf_rn (each shared word holds a NaN naming it, which the stand-in
+__fmaf_rn looks up); any other use of a shared value that reaches C fails
+as a NaN in C, and a use that does not reach C is not checked. Then the
+block's tile of C is compared with the exact product (small integers).
 
 Why the orders: which access breaks a rule is decided by happens-before
 (vector clocks over barriers, wait_group and the pipeline's arrivals and
@@ -85,7 +101,12 @@ rules (a copy that in fact lands early makes a wrong loop pass on a GPU;
 the model assumes the latest landing allowed); control flow that depends
 on timing or data (these loops have none); plain stores to shared memory
 (the exercise has none); other blocks; cuda::barrier and inline PTX (the
-experiments that use them do not compile in the model).
+experiments that use them do not compile in the model); writes to a
+copy's global source while it is pending (undefined, "Completion
+Mechanisms for Asynchronous Copy Operations") are not tracked;
+cuda::memcpy_async of a size other than 4, 8 or 16 bytes, which libcu++
+accepts, is refused by the model; a loop that does not finish within
+TIMEOUT seconds fails as such.
 """
 
 import argparse
@@ -123,6 +144,7 @@ extern "C" int lit_launch_piped(const float* a, const float* b, float* c,
 }
 """
 ORDERS = "lockstep, forward, reverse and shuffled"
+TIMEOUT = 30   # seconds for one depth's run (a pass takes a few at most)
 run = functools.partial(subprocess.run, capture_output=True, text=True)
 
 
@@ -200,6 +222,8 @@ def read_site(binary, trace):
     model's return addresses (addr2line -i: inlined calls included):
     " The read is at day74.nw:181, reached from day74.nw:1211 and
     day74.nw:1239.", or "" when addr2line finds none."""
+    if not trace.split():   # addr2line with no address reads stdin
+        return ""
     try:
         p = run(["addr2line", "-i", "-e", binary, *trace.split()])
     except FileNotFoundError:
@@ -239,8 +263,14 @@ def check(src, stages=None, sizes=(64, 128), who="the loop",
             return 1, [err.rstrip(), f"FAIL {who} does not compile as host "
                        f"C++ for the model at STAGES={s}: the messages above "
                        "name the lines of day74.nw."]
-        p = run([binary, "--sizes", ",".join(map(str, sizes)),
-                 "--stage-offset", str(stage_offset(binary))], timeout=60)
+        try:
+            p = run([binary, "--sizes", ",".join(map(str, sizes)),
+                     "--stage-offset", str(stage_offset(binary))],
+                    timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            return 1, [f"FAIL {who}, STAGES={s}: the model did not finish "
+                       f"within {TIMEOUT} s (a loop that never ends, or a "
+                       "thread that never reaches a primitive?)."]
         if p.returncode == 0 and p.stdout.startswith("PASS"):
             continue
         fields = p.stdout.rstrip("\n").split("\t")

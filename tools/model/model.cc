@@ -78,6 +78,9 @@ struct Thread {
     std::vector<int> open;          // copies not yet committed
     std::deque<std::pair<long, std::vector<int>>> groups;  // committed
     long nextGroup = 0;
+    int mech = -1;                  // the completion mechanism it uses
+    Site mechAt;                    // where it first used it
+    const char* mechWhat = "";      // and what it used there
 };
 struct Use {                        // one use of a pipeline stage
     int produced = 0, consumed = 0;
@@ -193,6 +196,28 @@ std::string lastBar(int t)
 {
     return th[t].lastBar.file ? "its last __syncthreads() at " +
            at(th[t].lastBar) : std::string("no __syncthreads() yet");
+}
+
+// PTX ISA, "Completion Mechanisms for Asynchronous Copy Operations": a
+// copy is completed through the async-group mechanism (commit_group and
+// wait_group: __pipeline_commit, __pipeline_wait_prior) or the
+// mbarrier-based one (cuda::pipeline's producer_commit, consumer_wait).
+// The model follows one of them per thread, and fails a thread that uses
+// both rather than guess which one completes its copies.
+void claim(Mech m, const char* what, Site s)
+{
+    Thread& me = th[cur];
+    if (me.mech < 0)
+        me.mech = m, me.mechAt = s, me.mechWhat = what;
+    else if (me.mech != m)
+        fail(fmt("thread %d uses %s at %s after %s at %s: the model tracks "
+                 "a thread's copies through one completion mechanism, the "
+                 "async-group one (__pipeline_memcpy_async, "
+                 "__pipeline_commit, __pipeline_wait_prior) or the "
+                 "mbarrier-based one (cuda::pipeline), not both (PTX ISA, "
+                 "Completion Mechanisms for Asynchronous Copy Operations)",
+                 cur, what, at(s).c_str(), me.mechWhat,
+                 at(me.mechAt).c_str()));
 }
 
 void join(std::vector<uint32_t>& into, const std::vector<uint32_t>& from)
@@ -448,6 +473,7 @@ void syncthreads(const char* f, int l)
 void memcpyAsync(const char* f, int l, void* dst, const void* src,
                  std::size_t bytes, std::size_t zfill)
 {
+    claim(GROUP, "__pipeline_memcpy_async", {f, l});
     const int id = issue({f, l}, dst, src, bytes, zfill, GROUP);
     th[cur].open.push_back(id);
     step();
@@ -457,6 +483,7 @@ void memcpyAsync(const char* f, int l, void* dst, const void* src,
 // not yet committed form one group, possibly empty; groups are per thread.
 void commit(const char* f, int l)
 {
+    claim(GROUP, "__pipeline_commit", {f, l});
     Thread& me = th[cur];
     for (int id : me.open)
         copies[id].seq = me.nextGroup, copies[id].commit = {f, l};
@@ -471,6 +498,7 @@ void commit(const char* f, int l)
 // model a copy lands here, at the latest moment the rule allows.
 void waitPrior(std::size_t nGroups, const char* f, int l)
 {
+    claim(GROUP, "__pipeline_wait_prior", {f, l});
     Thread& me = th[cur];
     while (me.groups.size() > nGroups) {
         for (int id : me.groups.front().second)
@@ -513,6 +541,7 @@ void pipeAcquire(PipeHandle& p, const char* f, int l)
 void pipeCopy(PipeHandle& p, const char* f, int l, void* dst,
               const void* src, std::size_t bytes)
 {
+    claim(PIPE, "cuda::memcpy_async", {f, l});
     const int id = issue({f, l}, dst, src, bytes, 0, PIPE);
     copies[id].seq = p.head;
     th[cur].open.push_back(id);
@@ -520,6 +549,7 @@ void pipeCopy(PipeHandle& p, const char* f, int l, void* dst,
 }
 void pipeCommit(PipeHandle& p, const char* f, int l)
 {
+    claim(PIPE, "producer_commit()", {f, l});
     Thread& me = th[cur];
     Use& u = use(p.head);
     for (int id : me.open)
@@ -533,6 +563,7 @@ void pipeCommit(PipeHandle& p, const char* f, int l)
 }
 void pipeWait(PipeHandle& p, const char* f, int l)
 {
+    claim(PIPE, "consumer_wait()", {f, l});
     blockOn(WAIT, p.tail, {f, l});
     Use& u = use(p.tail);
     join(vc[cur], u.pvc);
@@ -617,6 +648,29 @@ bool release()
         (th[t].st == BAR ? bar : th[t].st == DONE ? done : other)
             .push_back(t);
     if (bar.size() == static_cast<std::size_t>(T)) {
+        // PTX ISA, "bar, barrier": bar.sync (__syncthreads()) is
+        // barrier.sync.aligned, so every thread of the CTA must execute the
+        // same barrier instruction: a release that mixes call sites fails.
+        for (int t = 1; t < T; ++t) {
+            const Site a = th[0].at, b = th[t].at;
+            if (a.line == b.line && !std::strcmp(a.file, b.file))
+                continue;
+            std::vector<int> here, there;
+            for (int u = 0; u < T; ++u) {
+                const Site c = th[u].at;
+                if (c.line == a.line && !std::strcmp(c.file, a.file))
+                    here.push_back(u);
+                else if (c.line == b.line && !std::strcmp(c.file, b.file))
+                    there.push_back(u);
+            }
+            failure = fmt("divergent barrier: %s wait at __syncthreads() at "
+                          "%s and %s at %s; bar.sync is aligned, every "
+                          "thread of the block must reach the same barrier "
+                          "statement (PTX ISA, bar, barrier)",
+                          threads(here).c_str(), at(a).c_str(),
+                          threads(there).c_str(), at(b).c_str());
+            return false;
+        }
         std::vector<uint32_t> m(T, 0);
         for (int t = 0; t < T; ++t)
             join(m, vc[t]);
@@ -747,9 +801,9 @@ int main(int argc, char** argv)
             std::vector<int> order(T);
             for (int t = 0; t < T; ++t)
                 order[t] = o == 2 ? T - 1 - t : t;
-            if (o == 3)
-                std::shuffle(order.begin(), order.end(),
-                             std::mt19937(20));
+            std::mt19937 gen(20);   // raw outputs: the same everywhere
+            for (int t = T - 1; o == 3 && t > 0; --t)   // Fisher-Yates
+                std::swap(order[t], order[gen() % (t + 1)]);
             lockstep = o == 0;
             C.assign(A.size(), 0);
             const bool ok = runBlock(order);

@@ -40,7 +40,7 @@ class Facts(dict):
             raise KeyError(f"no fact {name}")
         text = self[name]
         try:
-            return float(str(text).replace(",", ""))
+            return float(str(text).replace(",", "").removesuffix("%"))
         except ValueError:
             raise ValueError(f"fact {name} is not a number: {text!r}")
 
@@ -87,10 +87,11 @@ def gflops(f, ax, narrow):
                                                             zip(*cols))]
 
 
-def ratio(f, ax, x, base, **style):
-    """piped/sync facts base.{ratio,ratio_min,ratio_max} at each x with the
-    range as error bars; the row of values."""
-    got = [[f.fact(f"{b}.{k}") for k in ("ratio", "ratio_min", "ratio_max")]
+def gain(f, ax, x, base, **style):
+    """The gain facts base.{gain,gain_min,gain_max} (time the pipeline
+    saves, percent of the synchronous kernel's time: derive.gain) at each x
+    with the range as error bars; the row of values."""
+    got = [[f.fact(f"{b}.{k}") for k in ("gain", "gain_min", "gain_max")]
            for b in base]
     mid, lo, hi = zip(*got)
     ax.errorbar(x, mid, yerr=[[m - l for m, l in zip(mid, lo)],
@@ -100,13 +101,13 @@ def ratio(f, ax, x, base, **style):
 
 
 def residency(f, ax, narrow):
-    """piped/sync against resident blocks per SM for cuda::pipeline
+    """The gain against resident blocks per SM for cuda::pipeline
     (residency.*) and the thread-scope loop (the manifest's group of the
     exercise's solution) at N = 2048 and 4096: the median over the
     processes, with their range."""
     loop = next(g.name for g in manifest.load().groups
                 if g.kernel == "exercises/solution")
-    settings = sorted(f.keys_like(loop + r"\.(\w+)\.2048\.ratio"),
+    settings = sorted(f.keys_like(loop + r"\.(\w+)\.2048\.gain"),
                       key=lambda s: f.fact(f"residency.{s}.blocks_per_sm"))
     x = [f.fact(f"residency.{s}.blocks_per_sm") for s in settings]
     head, rows = ["blocks per SM"], [[int(v)] for v in x]
@@ -114,42 +115,42 @@ def residency(f, ax, narrow):
         for stem, name, dash, face in (("residency", "cuda::pipeline", "-",
                                         colour), (loop, "thread-scope",
                                                   "--", "none")):
-            got = ratio(f, ax, x, [f"{stem}.{s}.{n}" for s in settings],
+            got = gain(f, ax, x, [f"{stem}.{s}.{n}" for s in settings],
                         color=colour, linestyle=dash, marker=marker,
                         markerfacecolor=face, label=f"{name}, N = {n}")
-            head += [f"{w} {name} N={n}" for w in ("piped/sync", "min",
+            head += [f"{w} {name} N={n}" for w in ("gain %", "min",
                                                    "max")]
             rows = [r + g for r, g in zip(rows, got)]
-    ax.axhline(1, color=GREY, linestyle=":", linewidth=1)
+    ax.axhline(0, color=GREY, linestyle=":", linewidth=1)
     ax.set_xticks(x, [f"{v:g}" + (" (natural)" if s == "natural" else "")
                       for v, s in zip(x, settings)])
     ax.set_xlim(0.5, max(x) + 0.5)
-    ax.set_ylim(0.5, 1.05)
-    ax.yaxis.set_major_formatter("{x:.2f}")
+    ax.set_ylim(-5, 50)
+    ax.yaxis.set_major_formatter("{x:.0f}")
     ax.set_xlabel("resident blocks per SM" if narrow else
                   "resident blocks per SM (--blocks-per-sm; the last is "
                   "natural)")
-    ax.set_ylabel("piped / sync" if narrow else
-                  "piped / sync (median; below 1: pipeline faster)")
+    ax.set_ylabel("gain (%)" if narrow else
+                  "time saved by the pipeline, % (median)")
     title = ("Residency, {}" if narrow else
              "The pipeline's gain against residency, {}")
     return title, head, rows
 
 
 def stages(f, ax, narrow):
-    """piped/sync at N = 2048 (median over the processes, with their range)
+    """The gain at N = 2048 (percent; median over the processes, with their
+    range)
     and the shared memory per block against the pipeline depth."""
-    depths = f.keys_like(r"stages\.(\d+)\.2048\.ratio")
+    depths = f.keys_like(r"stages\.(\d+)\.2048\.gain")
     x = [int(d) for d in depths]
-    got = ratio(f, ax, x, [f"stages.{d}.2048" for d in depths], color=BLUE,
-                marker="o", label="piped/sync")
+    got = gain(f, ax, x, [f"stages.{d}.2048" for d in depths], color=BLUE,
+               marker="o", label="gain")
     smem = [f.fact(f"exercise.stages{d}.smem") for d in depths]
-    ax.axhline(1, color=GREY, linestyle=":", linewidth=1)
+    ax.axhline(0, color=GREY, linestyle=":", linewidth=1)
     ax.set_xticks(x)
     ax.set_xlim(x[0] - 0.5, x[-1] + 0.5)
-    ax.set_ylim(0.85, 1.05)
-    ax.set_yticks([0.85, 0.9, 0.95, 1, 1.05])
-    ax.yaxis.set_major_formatter("{x:.2f}")
+    ax.set_ylim(-5, 15)
+    ax.yaxis.set_major_formatter("{x:.0f}")
     ax2 = ax.twinx()
     ax2.plot(x, [b / 1024 for b in smem], color=ORANGE, marker="s",
              markersize=8, linewidth=2, label="shared memory per block")
@@ -161,9 +162,9 @@ def stages(f, ax, narrow):
                    "static shared memory per block (KiB)")
     ax.set_xlabel("pipeline stages, N = 2048" if narrow else
                   "pipeline stages (STAGES), N = 2048")
-    ax.set_ylabel("piped / sync" if narrow else
-                  "piped / sync (median times; below 1: pipeline faster)")
-    head = ["stages", "piped/sync at N=2048", "min", "max",
+    ax.set_ylabel("gain (%)" if narrow else
+                  "time saved by the pipeline, % (median)")
+    head = ["stages", "gain % at N=2048", "min", "max",
             "shared memory per block (B)"]
     return ("Pipeline depth, {}" if narrow else "Pipeline depth on {}",
             head, [[d] + g + [s] for d, g, s in zip(x, got, smem)])

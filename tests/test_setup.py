@@ -1,0 +1,321 @@
+"""A new user's machine and habits (issue 18): the set-up runs before any
+goal needs it; pip's settings cannot misdirect it; a source archive without
+.git; make -n check and make check's report; the program finds its toolkit;
+two makes at once; the user's init files and settings."""
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import pytest
+
+from conftest import MAKE_ENV, REPO, checkout, make, run, sources
+
+GOALS = [[], ["check"], ["sm80-check"], ["site"]]
+
+
+def script(path, text):
+    """Write an executable shell script at path."""
+    pathlib.Path(path).parent.mkdir(parents=True, exist_ok=True)
+    pathlib.Path(path).write_text("#!/bin/sh\n" + text)
+    os.chmod(path, 0o755)
+
+
+def as_nobody(d):
+    """The command prefix that runs as a user without root (chowning d)."""
+    if os.geteuid() != 0:
+        return []
+    assert run(["chown", "-R", "65534:65534", d]).returncode == 0
+    os.chmod(d, 0o755)
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+@pytest.mark.parametrize("goal", GOALS, ids=lambda g: " ".join(g) or "all")
+def test_setup_first_without_root(tmp_path, goal):
+    """A fresh clone, no Debian packages (dpkg-query finds none), no root:
+    whatever the first goal, make stops at once with the one command an
+    administrator runs; nothing was tangled; no stamp."""
+    d = checkout(tempfile.mkdtemp(prefix="day74-setup-"))
+    script(f"{d}/.bin/dpkg-query", "exit 1\n")
+    try:
+        p = make(d, *goal, pre=as_nobody(d),
+                 env={"PATH": f"{d}/.bin:{os.environ['PATH']}", "HOME": d})
+        made = [f for f in ("build/tangle.mk", "build/pipelined_gemm.cu",
+                            "build/.deps-ok") if os.path.exists(f"{d}/{f}")]
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    assert p.returncode != 0, p.stdout[-500:]
+    assert re.search(r"apt-get install -y --no-install-recommends.* noweb\b"
+                     r".* pandoc\b", p.stderr), p.stderr
+    assert "missing tool" not in p.stderr, p.stderr   # it stopped first
+    assert "make stopped before" in p.stderr and made == [], made
+
+
+@pytest.mark.parametrize("goal,pip", [([], True), (["sm80-check"], True),
+                                      (["site"], False), (["tangle"], False)],
+                         ids=["all", "sm80-check", "site", "tangle"])
+def test_setup_before_the_goal(tmp_path, goal, pip):
+    """Set-up runs before the first tangle, whatever the goal; goals that run
+    cuobjdump (make, check, sm80-check) have it installed first."""
+    d = checkout(str(tmp_path / "c"))
+    log = tmp_path / "log"
+    script(f"{d}/tools/setup.sh", f'echo "setup $*" >> {log}; exit 1\n')
+    real = pathlib.Path(d, "tools/lit/tangle.sh")
+    real.rename(real.with_suffix(".real"))
+    script(real, f'echo tangle >> {log}; exec "$0.real" "$@"\n')
+    p = make(d, *goal)
+    assert p.returncode != 0 and "set-up failed" in p.stderr, p.stderr
+    assert log.read_text().splitlines() == [
+        "setup --if-root" + " --no-pip" * (not pip)]
+
+
+def venv_with(tmp_path, pip):
+    """A copy whose toolkit lacks cuobjdump and whose build/venv/bin/pip is
+    pip (a path)."""
+    d = checkout(str(tmp_path / "c"))
+    script(f"{d}/tools/compile/find-tool.sh", "echo \"$1\"; exit 1\n")
+    os.makedirs(f"{d}/build/venv/bin")
+    os.symlink(pip, f"{d}/build/venv/bin/pip")
+    return d
+
+
+def test_pip_settings_cannot_misdirect_setup(tmp_path):
+    """PIP_USER=1, PIP_TARGET, PIP_REQUIRE_VIRTUALENV=0 (pip.conf's too)
+    cannot send the cuobjdump install elsewhere: setup succeeds and stamps
+    (the real venv's pip; its packages are there, so no registry is asked)."""
+    pip = os.path.join(REPO, "build/venv/bin/pip")
+    if not os.path.exists(pip):
+        pytest.skip("no build/venv here: the toolkit has cuobjdump")
+    d = venv_with(tmp_path, pip)
+    pathlib.Path(tmp_path, "pip.conf").write_text("[install]\nuser = true\n")
+    p = run(["tools/setup.sh", "--if-root"], cwd=d, env={
+        **os.environ, "PIP_USER": "1", "PIP_TARGET": str(tmp_path / "t"),
+        "PIP_CONFIG_FILE": str(tmp_path / "pip.conf"), "PIP_NO_INDEX": "1"})
+    assert p.returncode == 0 and "could not install" not in p.stderr, \
+        p.stderr
+    assert os.path.exists(f"{d}/build/.deps-ok")
+    assert not os.path.exists(tmp_path / "t")
+
+
+def test_no_stamp_after_a_failed_install(tmp_path):
+    """A failed pip install: make goes on but writes no stamp, so the next
+    make tries again; make setup fails (exit 2)."""
+    d = venv_with(tmp_path, shutil.which("false"))
+    for _ in range(2):
+        p = make(d, "check", "CHECKS=stale-evidence")
+        assert p.returncode == 0 and "could not install" in p.stderr, \
+            p.stderr
+        assert not os.path.exists(f"{d}/build/.deps-ok")
+    assert run(["tools/setup.sh"], cwd=d).returncode == 2
+    assert not os.path.exists(f"{d}/build/.deps-ok")
+
+
+def built():
+    """The real build's products (its venv, test logs and scratch aside)."""
+    return [str(p.relative_to(REPO)) for p in pathlib.Path(
+        REPO, "build").rglob("*") if p.is_file() and not {
+        "venv", "check", "tests", "page"} & set(p.parts)] + [
+        str(p.relative_to(REPO)) for p in pathlib.Path(REPO, "site").rglob(
+            "*") if p.is_file() and (p.name == "index.html" or
+                                     "downloads" in p.parts)]
+
+
+def seeded(tmp_path):
+    """A copy with the real build's stamp and products (nothing to redo)."""
+    return checkout(str(tmp_path / "c"), seed=built())
+
+
+def test_sources_without_git(tmp_path):
+    """A source archive (git archive | tar -x, no .git): the tests' file
+    list is the checkout's, and a test that copies it runs there."""
+    if not shutil.which("git") or run(["git", "rev-parse"]).returncode:
+        pytest.skip("not a git checkout: this run is the archive case")
+    d = tmp_path / "archive"
+    d.mkdir()
+    tracked = sources()
+    checkout(str(d), files=tracked, seed=built())   # after its make
+    assert os.path.isfile(d / "site/index.html")   # made, not a source
+    for junk in ("build/x.o", "site/downloads/a.c",
+                 "tools/__pycache__/x.pyc", "a.tmp"):
+        pathlib.Path(d, junk).parent.mkdir(parents=True, exist_ok=True)
+        pathlib.Path(d, junk).write_text("generated\n")
+    assert sorted(sources(str(d))) == sorted(tracked)
+    p = run([sys.executable, "-B", "-m", "pytest", "-q", "-p",
+             "no:cacheprovider", "tests/test_tangle.py", "tests/test_setup.py",
+             "-k", "line_ends and crlf or before_the_goal and tangle"],
+            cwd=str(d))
+    assert p.returncode == 0 and "2 passed" in p.stdout, p.stdout[-2000:]
+
+
+
+
+
+def test_dry_run_check_reports_no_pass(tmp_path):
+    """make -n check runs no test and says nothing passed."""
+    d = seeded(tmp_path)
+    p = make(d, "-n", "check")
+    assert "passed" not in p.stdout + p.stderr, p.stdout[-1000:]
+    assert not os.path.exists(f"{d}/build/check"), "a group ran"
+
+
+def test_check_reports_each_group(tmp_path):
+    """make check: one line per group (name, result, seconds), no compiler
+    command lines; a failure's details follow, and make check fails."""
+    d = seeded(tmp_path)
+    line = r"^make check: {} +{} +\d+ s$"
+    p = make(d, "check", "CHECKS=unit-test stale-evidence")
+    assert p.returncode == 0, p.stdout + p.stderr
+    for g in ("unit-test", "stale-evidence"):
+        assert re.search(line.format(g, "passed"), p.stdout, re.M), p.stdout
+    assert re.search(r"^make check: all 2 passed", p.stdout, re.M), p.stdout
+    t = pathlib.Path(d, "tests/unit/test_harness.c")
+    t.write_text(t.read_text() + "\nint broken_by_the_test = ;\n")
+    p = make(d, "check", "CHECKS=unit-test stale-evidence")
+    assert p.returncode != 0
+    assert re.search(line.format("unit-test", "FAILED"), p.stdout, re.M)
+    assert re.search(line.format("stale-evidence", "passed"), p.stdout,
+                     re.M)
+    assert "broken_by_the_test" in p.stdout, p.stdout   # the details
+    assert not re.search(r"^(cc|nvcc|\S*/nvcc) ", p.stdout, re.M), p.stdout
+
+
+def test_program_finds_its_toolkit(request):
+    """Without the ld.so cache (a toolkit without its ld.so.conf entry), the
+    program still starts: RUNPATH names the toolkit's lib64; no GPU: exit 3,
+    never 127 (a library not found)."""
+    binary = os.path.join(REPO, request.config.getoption("--bin"))
+    p = run(["readelf", "-d", binary])
+    assert re.search(r"\((RUN)?PATH\).*\[[^]]*/lib64\]", p.stdout), p.stdout
+    loader = [f for f in ("/lib64/ld-linux-x86-64.so.2",
+                          "/lib/ld-linux-aarch64.so.1") if os.path.exists(f)]
+    if not loader:
+        pytest.skip("no known dynamic loader to run without its cache")
+    p = run([loader[0], "--inhibit-cache", binary, "--check-only", "--sizes",
+             "64"], env={**os.environ, "LD_LIBRARY_PATH": ""}, timeout=60)
+    assert p.returncode != 127, p.stderr
+    if not os.path.exists("/dev/nvidia0"):
+        assert p.returncode == 3, p.stderr
+
+
+def test_user_settings_do_not_reach(tmp_path):
+    """A ~/.config/matplotlib/matplotlibrc (decimal comma, grid, other
+    font), MPLBACKEND, a pytest.ini with addopts in a folder above,
+    PYTEST_ADDOPTS, PYTHONPATH: the plots are the real build's, byte for
+    byte, and a test group runs as it should."""
+    home, parent = tmp_path / "home", tmp_path / "parent"
+    (home / ".config" / "matplotlib").mkdir(parents=True)
+    (home / ".config" / "matplotlib" / "matplotlibrc").write_text(
+        "axes.formatter.use_locale: True\naxes.grid: True\n"
+        "font.family: monospace\nlines.linewidth: 5\n")
+    parent.mkdir()
+    (parent / "pytest.ini").write_text("[pytest]\naddopts = --cov=course\n")
+    shadow = tmp_path / "shadow" / "tools"   # a package named tools
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('the shadow')\n")
+    d = checkout(str(parent / "c"), seed=built())
+    shutil.rmtree(f"{d}/build/plots")
+    p = make(d, "plots", "facts-test", env={
+        "HOME": str(home), "PYTEST_ADDOPTS": "--cov=course -x",
+        "PYTHONPATH": str(shadow.parent), "MPLBACKEND": "pdf"})
+    assert p.returncode == 0, p.stdout[-1500:] + p.stderr[-1500:]
+    assert "inifile" not in p.stdout and " passed" in p.stdout, p.stdout
+    for f in pathlib.Path(REPO, "build/plots").glob("*.svg"):
+        assert pathlib.Path(d, "build/plots", f.name).read_bytes() == \
+            f.read_bytes(), f.name
+
+
+def pandoc3():
+    """A pandoc 3 binary: $PANDOC3, or pypandoc-binary's in build/venv."""
+    found = [os.environ.get("PANDOC3", "")] + sorted(map(str, pathlib.Path(
+        REPO, "build/venv").glob("lib/python3*/site-packages/pypandoc/files/"
+                                 "pandoc")))
+    for p in filter(None, found):
+        v = run([p, "--version"])
+        if v.returncode == 0 and re.match(r"pandoc\S* 3\.", v.stdout):
+            return p
+    return None
+
+
+PAGE_PARTS = ['class="plot-wide"', 'class="plot-narrow"', "data-plot=",
+              'class="plot-numbers"', "figure-scroll", "aria-describedby=",
+              "<figure"]
+
+
+def test_pandoc3_figures(tmp_path):
+    """pandoc 3 makes an image alone in its paragraph a Figure: the page's
+    plots (wide and narrow, their numbers' links) and diagram come out as
+    with pandoc 2, and no bare <figure><img> is left."""
+    p3 = pandoc3()
+    if not p3:
+        pytest.skip("no pandoc 3 here: build/venv/bin/pip install "
+                    "pypandoc-binary (or PANDOC3=/path/to/pandoc) gives one")
+    out = tmp_path / "index.html"
+    p = run(["tools/lit/weave.sh", "day74.nw", "build/facts.json", str(out)],
+            env={**os.environ, "PANDOC": p3, "WEAVE_MD": str(tmp_path / "md"),
+                 "SITE_EXTRA_RESOURCES": "build/plots"})
+    assert p.returncode == 0, p.stderr
+    page, real = out.read_text(), pathlib.Path(
+        REPO, "site/index.html").read_text()
+    assert [page.count(x) for x in PAGE_PARTS] == [
+        real.count(x) for x in PAGE_PARTS] and page.count("<figure") >= 4
+    assert not re.search(r"<figure>\s*<img", page)
+
+
+def test_two_makes_at_once(tmp_path, delay=0.3):
+    """A build on save beside a terminal's make: the second starts delay s
+    after the first, from clean tangles and page; both succeed, the page is
+    there and is the real build's, and no temporary is left."""
+    d = seeded(tmp_path)
+    for rel in ("site/index.html", "site/downloads", "build/site",
+                "build/facts.json", "build/tangle.mk",
+                "build/clean", "build/source.sha256", "build/source.tokens"):
+        path = pathlib.Path(d, rel)
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    runs = []
+    for _ in range(2):
+        runs.append(subprocess.Popen(
+            ["make", "--no-print-directory", "tangle", "site"], cwd=d,
+            env=MAKE_ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            text=True))
+        time.sleep(delay)
+    outs = [p.communicate(timeout=300)[0] for p in runs]
+    assert [p.returncode for p in runs] == [0, 0], outs
+    for rel in ("site/index.html", "build/facts.json", "build/source.sha256"):
+        assert pathlib.Path(d, rel).read_bytes() == pathlib.Path(
+            REPO, rel).read_bytes(), rel
+    left = [str(p) for top in ("build", "site") for p in pathlib.Path(
+        d, top).rglob("*") if re.search(r"\.tmp\b|^\.tmp-|^\.tangle\.",
+                                        p.name)]
+    assert left == []
+
+
+@pytest.mark.parametrize("edit,stale", [
+    ("// A comment line added by the test: layout only.\n", False),
+    ("static const int day74_test_token = 1;\n", True)],
+    ids=["comment", "token"])
+def test_layout_edit_keeps_the_numbers(tmp_path, edit, stale):
+    """A comment line added to a kernel chunk leaves every number of the
+    committed evidence current (no make step, no record); a new token stales
+    them."""
+    d = seeded(tmp_path)
+    nw = pathlib.Path(d, "day74.nw")
+    text = nw.read_text(encoding="utf-8")
+    at = text.index("__global__ void __launch_bounds__(kThreads)")
+    nw.write_text(text[:at] + edit + text[at:], encoding="utf-8")
+    p = make(d, "facts")
+    assert p.returncode == 0, p.stderr
+    assert pathlib.Path(d, "build/source.sha256").read_bytes() != \
+        pathlib.Path(REPO, "build/source.sha256").read_bytes()
+    n, real = (sum(f["stale"] for f in json.loads(pathlib.Path(
+        folder, "build/facts.json").read_text())["facts"].values())
+        for folder in (d, REPO))   # (the sources now may be unmeasured)
+    if stale and real == n:
+        pytest.skip("every number is stale already: no evidence of these "
+                    "sources' tokens")
+    assert (n > real) is stale and (stale or n == real), (n, real)

@@ -1,0 +1,92 @@
+#!/bin/bash
+# tools/check.sh JOBS GROUP...: make check's runner. First, one make -jJOBS
+# builds what the GROUPs (make targets) need; then the groups run, JOBS at a
+# time, each in its own make. Each ends with one line: name, result,
+# seconds. The commands' output goes to build/check/NAME.log (what the groups
+# need: build/check/prerequisites.log); a failed group's log is printed at the
+# end. The calling make's flags and command-line variables reach every make
+# (its jobserver does not: JOBS says how many).
+# Exit: 0 every group passed; 1 a group failed; 2 usage.
+set -u
+[ $# -ge 1 ] && [ "$1" -gt 0 ] 2>/dev/null ||
+  { echo "usage: tools/check.sh JOBS GROUP..." >&2; exit 2; }
+jobs=$1; shift
+groups=("$@")
+log=build/check
+mkdir -p "$log"
+# Drop the caller's -j and jobserver, keep its flags and variables.
+MAKEFLAGS=$(printf ' %s' "${MAKEFLAGS:-}" | sed -E \
+  -e 's/ --jobserver-(auth|fds)=[^ ]*//g' -e 's/ -j[0-9]*( |$)/\1/g' \
+  -e 's/^ ([a-zA-Z]*)j[0-9]*( |$)/ \1\2/')
+export MAKEFLAGS
+mk() { make --no-print-directory -s "$@"; }
+line() { printf 'make check: %-24s %-8s %4d s\n' "$1" "$2" "$3"; }
+t0=$SECONDS
+if [ ${#groups[@]} -eq 0 ]; then
+  mk stale-evidence
+  echo "make check: no group to run"; exit 0
+fi
+
+# What the groups need, as make's database names it (every group a target).
+need=$(mk -qp "${groups[@]}" 2>/dev/null | awk -v g=" ${groups[*]} " '
+  /^# Not a target/ { skip = 1; next }
+  /^[^#\t][^:=]*:([^=]|$)/ { t = $0; sub(/:.*/, "", t)
+    if (!skip && index(g, " " t " ")) { sub(/^[^:]*:+/, ""); sub(/\|/, "")
+      printf "%s ", $0 } skip = 0; next }
+  { skip = 0 }')
+s=$SECONDS
+if mk -k -j"$jobs" $need >"$log/prerequisites.log" 2>&1; then r=built
+else r=FAILED; fi
+line "(what the groups need)" $r $((SECONDS - s))
+
+# The groups, JOBS at a time; each line as its group ends.
+failed=() passed=()
+declare -A pid_of start
+run_one() {
+  local g=$1
+  mk "$g" >"$log/$g.log" 2>&1
+  echo $? > "$log/$g.rc"
+}
+i=0 running=0
+finish() {   # wait for one group to end; print its line
+  local g
+  wait -n
+  for g in "${!pid_of[@]}"; do
+    if ! kill -0 "${pid_of[$g]}" 2>/dev/null; then
+      wait "${pid_of[$g]}"
+      unset "pid_of[$g]"; running=$((running - 1))
+      if [ "$(cat "$log/$g.rc" 2>/dev/null)" = 0 ]; then
+        passed+=("$g"); line "$g" passed $((SECONDS - start[$g]))
+      else
+        failed+=("$g"); line "$g" FAILED $((SECONDS - start[$g]))
+      fi
+    fi
+  done
+}
+for g in "${groups[@]}"; do
+  rm -f "$log/$g.rc"
+  while [ $running -ge "$jobs" ]; do finish; done
+  start[$g]=$SECONDS
+  run_one "$g" & pid_of[$g]=$!
+  running=$((running + 1))
+done
+while [ $running -gt 0 ]; do finish; done
+
+mk stale-evidence
+if [ ${#failed[@]} -eq 0 ]; then
+  echo "make check: all ${#passed[@]} passed in $((SECONDS - t0)) s:" \
+       "${passed[*]}"
+  exit 0
+fi
+for g in "${failed[@]}"; do
+  echo
+  echo "==== $g failed; the end of $log/$g.log:"
+  tail -n 60 "$log/$g.log"
+done
+[ $r = built ] || { echo; echo "==== what the groups need did not all build;" \
+  "the errors in $log/prerequisites.log:"
+  grep -E -A3 'rror|\*\*\*|missing' "$log/prerequisites.log" | tail -n 40; }
+echo
+echo "make check: FAILED: ${failed[*]} (passed: ${passed[*]:-none};" \
+     "$((SECONDS - t0)) s; logs in $log/)"
+exit 1
