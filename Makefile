@@ -356,7 +356,7 @@ $(CK)/stage-limits.json: $(CK_TOOLS) $(CK)/sm_80-s$(TOO_DEEP).refused \
 sm80-check: $(CK)/sm80-check-s$(STAGES).json ## no GPU: where the cp.async are
 	@cat $(CK)/sm80-check-s$(STAGES).txt
 
-stage-limits: $(CK)/stage-limits.json ## no GPU: what each depth costs; one refused
+stage-limits: $(CK)/stage-limits.json ## no GPU: what each depth costs
 	@cat $(CK)/stage-limits.txt
 
 ## evidence-compile: no GPU: write evidence/compile-nvcc-<version>.*
