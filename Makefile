@@ -213,6 +213,14 @@ build/host/cc.cmd: $(call changed,CC_CMD,build/host/cc.cmd)
 $(OBJDIR)/nvcc.cmd: $(call changed,NVCC_CMD,$(OBJDIR)/nvcc.cmd)
 	@mkdir -p $(@D) && printf '%s\n' $(call sq,$(NVCC_CMD)) > $@
 
+# wide_gemm.cu issues cp.async in inline PTX (compute capability 8.0): for
+# an older ARCH it is carried as compute_80 PTX only, so the program links;
+# its capability gate refuses such a build before any kernel runs.
+comma := ,
+OLD_ARCH := $(filter sm_35 sm_37 sm_50 sm_52 sm_53 sm_60 sm_61 sm_62 sm_70 \
+              sm_72 sm_75,$(ARCH))
+arch_of = $(if $(and $(OLD_ARCH),$(filter wide_gemm,$(notdir $1))),-gencode \
+  arch=compute_80$(comma)code=compute_80,-arch=$(ARCH))
 OBJS := $(BINS:%=%.o) $(OBJDIR)/blocked_gemm.o $(OBJDIR)/wide_gemm.o \
         $(OBJDIR)/$(STUDENT).o $(DEEP:%=$(OBJDIR)/%.o)
 $(OBJS): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
@@ -222,7 +230,7 @@ $(OBJS): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
 	  whose name holds a " (ptxas fails); move or rename it' >&2; exit 1)
 	@mkdir -p $(@D)
 	$(call sq,$(NVCC)) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA) \
-	  -arch=$(ARCH) -DSTAGES=$(STAGES) -Ibuild -c build/$*.cu -o $(TMP) && \
+	  $(call arch_of,$*) -DSTAGES=$(STAGES) -Ibuild -c build/$*.cu -o $(TMP) && \
 	  mv -f $(TMP) $@
 
 $(OBJDIR)/main.o: build/clean/main.c build/clean/harness.h \

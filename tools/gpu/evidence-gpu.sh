@@ -342,10 +342,13 @@ profile() { # both pairs, the metrics above, one CSV of raw values
     echo "raw metrics: $pre-ncu.csv"
 }
 want ncu && step "ncu" "$pre-ncu.txt" profile
-wide_profile() { # the wide piped kernel, then cuBLAS, as the check launches
-    ncu --clock-control none --kernel-name "regex:matmulWidePiped|[Gg]emm" \
-        -c 2 --metrics "$NCU_METRICS" --csv --page raw "$WIDE_BIN" \
-        --kernels wide --sizes "$M_SIZES_NCU_WIDE"
+wide_profile() { # the wide piped kernel's first launch, then cuBLAS's
+    ncu --clock-control none --kernel-name regex:matmulWidePiped -c 1 \
+        --metrics "$NCU_METRICS" --csv --page raw "$WIDE_BIN" \
+        --kernels wide --sizes "$M_SIZES_NCU_WIDE" || return
+    ncu --clock-control none --kernel-name-base demangled \
+        --kernel-name "regex:[Ss]gemm" -c 1 --metrics "$NCU_METRICS" --csv \
+        --page raw "$WIDE_BIN" --kernels wide --sizes "$M_SIZES_NCU_WIDE"
 }
 want wide && step "ncu wide" "$pre-wide-ncu.txt" wide_profile
 opcodes() { # executed warp instructions per SASS opcode, the lesson's pair
