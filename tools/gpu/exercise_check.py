@@ -49,7 +49,10 @@ NO_GPU = "no GPU here: the run and the timing were skipped"
 NO_NVCC = ("nvcc not found: the sm_80 compile, the PTX check and the GPU run "
            "were skipped")
 OUT = "build/exercise-check"
-NOISE = 0.02   # piped/sync differences below this are run-to-run noise
+# piped/sync differences below this are run-to-run noise: on the H200 the
+# lesson's ratio at N = 2048 moved by at most 0.005 between processes and
+# between two calls (evidence/h200-open-points: lab.depths.both_spread).
+NOISE = 0.005
 PTX_PROBLEMS = {  # family: what its absence (mbarrier: presence) means
     "mbarrier_arrive": "its copies complete on an mbarrier: that is "
     "cuda::pipeline, the lesson's way; part 2 asks for __pipeline_memcpy_async"
