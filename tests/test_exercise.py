@@ -97,11 +97,11 @@ LOOPS = {
                           r"__syncthreads\(\) at {L} and threads 128-255 "
                           r"at {L}; bar\.sync is aligned"),
     # a cuda::pipeline copy committed by __pipeline_commit: refused
-    "mixed-mechanisms": (2, r"thread \d+ uses __pipeline_commit at {L} "
+    "mixed-completion": (2, r"thread \d+ uses __pipeline_commit at {L} "
                          r"after cuda::memcpy_async at {L}: the model "
                          r"tracks a thread's copies through one completion "
                          r"mechanism")}
-NO_READ = {"fill-before-barrier", "divergent-barrier", "mixed-mechanisms"}
+NO_READ = {"fill-before-barrier", "divergent-barrier", "mixed-completion"}
 
 
 def tangle_student(folder):

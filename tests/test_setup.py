@@ -116,13 +116,17 @@ def test_no_stamp_after_a_failed_install(tmp_path):
     assert not os.path.exists(f"{d}/build/.deps-ok")
 
 
+# The woven pages (the Makefile's PAGES, as NAME.html in site/).
+PAGES = ("index.html", "lab.html", "program.html")
+
+
 def built():
     """The real build's products (its venv, test logs and scratch aside)."""
     return [str(p.relative_to(REPO)) for p in pathlib.Path(
         REPO, "build").rglob("*") if p.is_file() and not {
         "venv", "check", "tests", "page"} & set(p.parts)] + [
         str(p.relative_to(REPO)) for p in pathlib.Path(REPO, "site").rglob(
-            "*") if p.is_file() and (p.name == "index.html" or
+            "*") if p.is_file() and (p.name in PAGES or
                                      "downloads" in p.parts)]
 
 
