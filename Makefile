@@ -92,6 +92,21 @@ TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
   PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -c tests/pytest.ini \
   --rootdir=. -q -rs -p no:cacheprovider
 
+# Set-up (tools/setup.sh) runs first, while make reads this file: see deps.
+SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
+  $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
+  q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
+  for f in tools/setup.sh tools/compile/find-tool.sh; do [ build/.deps-ok \
+  -nt $$f ] || echo x; done))
+ifneq ($(SETUP_DUE),)
+# Only the goals that run cuobjdump install it (into build/venv).
+$(shell tools/setup.sh --if-root $(if $(filter all check sm80-check \
+  stage-limits evidence-compile compile-test,$(or $(MAKECMDGOALS),all)),,\
+  --no-pip) >&2)
+$(if $(filter 0,$(.SHELLSTATUS)),,$(error set-up failed (its message is \
+  above); make stopped before anything needs the missing parts))
+endif
+
 # ---- what the source holds --------------------------------------------------
 NW      := day74.nw
 # The program: its files are the downloads.
@@ -146,19 +161,6 @@ setup: ## install the Debian packages this module needs (as root)
 # root, missing packages stop make at once, naming the administrator's one
 # command. tools/setup.sh writes build/.deps-ok once all is in place.
 deps:
-SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
-  $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
-  q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
-  for f in tools/setup.sh tools/compile/find-tool.sh; do [ build/.deps-ok \
-  -nt $$f ] || echo x; done))
-ifneq ($(SETUP_DUE),)
-# Only the goals that run cuobjdump install it (into build/venv).
-$(shell tools/setup.sh --if-root $(if $(filter all check sm80-check \
-  stage-limits evidence-compile compile-test,$(or $(MAKECMDGOALS),all)),,\
-  --no-pip) >&2)
-$(if $(filter 0,$(.SHELLSTATUS)),,$(error set-up failed (its message is \
-  above); make stopped before anything needs the missing parts))
-endif
 
 # ---- tangle -----------------------------------------------------------------
 # Each root twice: with #line directives (for compilers' messages) and clean

@@ -25,7 +25,7 @@ Instruction Set):
   access. A copy moves 4, 8 or 16 bytes, both addresses aligned to its
   size, into shared memory (here: from A or B).
 - "Completion Mechanisms for Asynchronous Copy Operations" (9.7.9.25.1):
-  a copy completes through the async-group mechanism (9.7.9.25.1.1:
+  a copy completes through the async-group way (9.7.9.25.1.1:
   commit_group, wait_group) or the mbarrier-based one (9.7.9.25.1.2: here
   cuda::pipeline); reading its destination before it completes is
   undefined. The model: from its issue to its completion the

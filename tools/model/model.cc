@@ -78,7 +78,7 @@ struct Thread {
     std::vector<int> open;          // copies not yet committed
     std::deque<std::pair<long, std::vector<int>>> groups;  // committed
     long nextGroup = 0;
-    int mech = -1;                  // the completion mechanism it uses
+    int mech = -1;                  // the completion kind it uses (PTX ISA 9.7.9.25.1)
     Site mechAt;                    // where it first used it
     const char* mechWhat = "";      // and what it used there
 };
@@ -199,7 +199,7 @@ std::string lastBar(int t)
 }
 
 // PTX ISA, "Completion Mechanisms for Asynchronous Copy Operations": a
-// copy is completed through the async-group mechanism (commit_group and
+// copy is completed through the async-group completion (commit_group and
 // wait_group: __pipeline_commit, __pipeline_wait_prior) or the
 // mbarrier-based one (cuda::pipeline's producer_commit, consumer_wait).
 // The model follows one of them per thread, and fails a thread that uses
@@ -211,8 +211,8 @@ void claim(Mech m, const char* what, Site s)
         me.mech = m, me.mechAt = s, me.mechWhat = what;
     else if (me.mech != m)
         fail(fmt("thread %d uses %s at %s after %s at %s: the model tracks "
-                 "a thread's copies through one completion mechanism, the "
-                 "async-group one (__pipeline_memcpy_async, "
+                 "a thread's copies through one of the completion "
+                 "mechanisms, the async-group one (__pipeline_memcpy_async, "
                  "__pipeline_commit, __pipeline_wait_prior) or the "
                  "mbarrier-based one (cuda::pipeline), not both (PTX ISA, "
                  "Completion Mechanisms for Asynchronous Copy Operations)",
