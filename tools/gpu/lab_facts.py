@@ -294,7 +294,12 @@ def facts_for(d, m=None, root="."):
                    seed_facts):
         reader(d, m, facts)
     loop_facts(d, m, facts, root)
+    # A dated record of one call at the commit its stamps name: the page
+    # says which (gather never marks pinned evidence stale).
+    if not re.fullmatch(r"[0-9a-f]{7,40}", stamp.get("commit", "")):
+        raise EvidenceError(f"{d}/depths.txt: no commit stamp")
     meta = {"kind": "gpu", "source_sha256": stamp["source_sha256"],
+            "pinned": stamp["commit"],
             "gpu": stamp.get("gpu", ""), "date": stamp["date_utc"],
             "transcript": f"evidence/{os.path.basename(d)}/README.md"}
     return meta, facts

@@ -134,7 +134,8 @@ def check_value(value, where):
 def load_evidence(path, schema, current, raw=None, tokens=None):
     """One facts.json, checked against the schema, as Evidence: stale when
     made from sources whose sha256 is not in current (a set of hex) and
-    whose meta.source_tokens is not tokens (the token digest now), a
+    whose meta.source_tokens is not tokens (the token digest now), unless
+    meta.pinned names the commit it records (a dated record, never stale); a
     relayout when it is current but its sha256 is not raw. GatherError for
     bad JSON or meta, an unknown fact name (with the nearest legal ones), a
     fact of another producer or a bad value."""
@@ -167,8 +168,11 @@ def load_evidence(path, schema, current, raw=None, tokens=None):
                               f"{schema[name].producer}, not {meta['kind']}")
         check_value(value, f"{path}: fact {name!r}")
     h = meta["source_sha256"].strip().lower()
+    # meta.pinned (a commit): a dated record of a run of that commit's
+    # sources, which the page names; never compared with today's sources.
     fresh = h in current or bool(tokens) and meta.get(
-        "source_tokens", "").strip().lower() == tokens
+        "source_tokens", "").strip().lower() == tokens or bool(
+        meta.get("pinned", "").strip())
     return Evidence(path, meta, obj["facts"], not fresh, fresh and h != raw)
 
 
