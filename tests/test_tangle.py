@@ -289,10 +289,14 @@ def test_stale_evidence_warned(scratch, nw):
     ev = {f: f.read_text() for f in pathlib.Path(scratch).glob(
         "evidence/*.facts.json")}
     now = pathlib.Path(scratch, "build/source.sha256").read_text().strip()
+    tokens = pathlib.Path(scratch, "build/source.tokens").read_text().strip()
     for stale in ([], ["compile"], ["gpu"], ["compile", "gpu", "code"]):
         for f, text in ev.items():
-            f.write_text(re.sub(r'("source_sha256": ")\w+', r"\g<1>" + (
-                "0" * 64 if f.name[:3] in "".join(stale) else now), text))
+            old = f.name[:3] in "".join(stale)   # of other sources
+            text = re.sub(r'("source_sha256": ")\w+', r"\g<1>" + (
+                "0" * 64 if old else now), text)
+            f.write_text(re.sub(r'("source_tokens": ")\w+', r"\g<1>" + (
+                "0" * 64 if old else tokens), text))
         if "code" in stale:
             assert make(scratch, "build", "facts").returncode == 0
             nw[1](nw[0].replace(b"int main(", b"int  main(", 1))
