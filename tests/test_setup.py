@@ -121,10 +121,13 @@ PAGES = ("index.html", "lab.html", "program.html")
 
 
 def built():
-    """The real build's products (its venv, test logs and scratch aside)."""
+    """The real build's products (its venv, test logs and scratch aside:
+    exercise-check's folder and any temporary, which other groups of make
+    check write while this one copies)."""
     return [str(p.relative_to(REPO)) for p in pathlib.Path(
         REPO, "build").rglob("*") if p.is_file() and not {
-        "venv", "check", "tests", "page"} & set(p.parts)] + [
+        "venv", "check", "tests", "page", "exercise-check"} & set(
+            p.parts) and ".tmp" not in p.name] + [
         str(p.relative_to(REPO)) for p in pathlib.Path(REPO, "site").rglob(
             "*") if p.is_file() and (p.name in PAGES or
                                      "downloads" in p.parts)]
