@@ -526,7 +526,7 @@ exercise-check-solution: $(OBJDIR)/exercises/solution $(BIN)
 	@$(MAKE) --no-print-directory exercise-check EXERCISE=solution PART=1
 	@$(TEST) tests/test_exercise.py
 
-setup-test: $(BIN) ## a new user's machine: set-up, settings, concurrency
+setup-test: $(BIN) site ## a new user's machine: set-up, settings, concurrency
 	@$(TEST) tests/test_setup.py --bin $(BIN)
 
 robust-test: ## interrupted, full-disk, read-only, missing tools
