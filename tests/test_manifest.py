@@ -56,17 +56,22 @@ def experiment_names(m):
     return names
 
 
+def lines_matching(pattern):
+    """FILE:LINE: text of every line of tracked_texts() that pattern
+    (a compiled regular expression) finds something in."""
+    return [f"{rel}:{n}: {line.strip()[:70]}"
+            for rel, text in tracked_texts().items()
+            for n, line in enumerate(text.splitlines(), 1)
+            if pattern.search(line)]
+
+
 def test_only_the_manifest_names_the_experiments():
     """No file outside ALLOWED names an experiment or a group."""
     names = experiment_names(manifest.load())
     assert len(names) >= 10
     word = re.compile(r"(?<![\w-])(%s)(?![\w-])" % "|".join(
         map(re.escape, sorted(names))))
-    found = [f"{rel}:{n}: {line.strip()[:70]}"
-             for rel, text in tracked_texts().items()
-             for n, line in enumerate(text.splitlines(), 1)
-             if word.search(line)]
-    assert found == []
+    assert lines_matching(word) == []
 
 
 def test_no_file_types_the_depths_as_a_list():
@@ -75,11 +80,7 @@ def test_no_file_types_the_depths_as_a_list():
     depths); the pattern's cases are in the fixture."""
     for text, hit in CASES["depth-lists"]:
         assert bool(DEPTH_LIST.search(text)) == hit, text
-    found = [f"{rel}:{n}: {line.strip()[:70]}"
-             for rel, text in tracked_texts().items()
-             for n, line in enumerate(text.splitlines(), 1)
-             if DEPTH_LIST.search(line)]
-    assert found == []
+    assert lines_matching(DEPTH_LIST) == []
 
 
 def test_the_manifest_agrees_with_the_lesson():

@@ -193,19 +193,27 @@ def process_facts(pre, facts, m):
                  m.sizes["one"], facts)
 
 
+def resource_facts(meta, pair, facts):
+    """PAIR.{sync,piped}.{registers,blocks_per_sm,smem_bytes} from a run
+    CSV's metadata row (its PAIR_KIND_* columns: ptxas's registers per
+    thread, the occupancy API's blocks per SM, static plus dynamic shared
+    memory in bytes)."""
+    for kind in ("sync", "piped"):
+        for key in ("registers", "blocks_per_sm"):
+            facts[f"{pair}.{kind}.{key}"] = litlib.number(
+                meta[f"{pair}_{kind}_{key}"])
+        facts[f"{pair}.{kind}.smem_bytes"] = sum(
+            litlib.number(meta[f"{pair}_{kind}_{k}_smem_bytes"])
+            for k in ("static", "dynamic"))
+
+
 def blocked_facts(pre, facts, m):
     """The register-blocked pair: sizes, spread, 1 block/SM, libcu++, the
     exercise's deeper depths."""
     meta = rows_facts(f"{pre}-blocked.csv", "blocked", m.sizes["blocked"],
                       facts, "blocked")
     facts["blocked.stages"] = litlib.number(meta["stages"])
-    for kind in ("sync", "piped"):
-        for key in ("registers", "blocks_per_sm"):
-            facts[f"blocked.{kind}.{key}"] = litlib.number(
-                meta[f"blocked_{kind}_{key}"])
-        facts[f"blocked.{kind}.smem_bytes"] = sum(
-            litlib.number(meta[f"blocked_{kind}_{k}_smem_bytes"])
-            for k in ("static", "dynamic"))
+    resource_facts(meta, "blocked", facts)
     paths = sorted(glob.glob(f"{pre}-blocked-spread-*.csv"))
     facts["blocked.spread.runs"] = len(paths) + 1
     for n in m.sizes["residency"]:
@@ -239,14 +247,7 @@ def wide_facts(pre, facts, m):
     if not paths:
         raise EvidenceError(f"{pre}-wide-*.csv: no CSV")
     facts["wide.runs"] = len(paths)
-    meta = read_csv(paths[0])[0]
-    for kind in ("sync", "piped"):
-        for key in ("registers", "blocks_per_sm"):
-            facts[f"wide.{kind}.{key}"] = litlib.number(
-                meta[f"wide_{kind}_{key}"])
-        facts[f"wide.{kind}.smem_bytes"] = sum(
-            litlib.number(meta[f"wide_{kind}_{k}_smem_bytes"])
-            for k in ("static", "dynamic"))
+    resource_facts(read_csv(paths[0])[0], "wide", facts)
     for n in m.sizes["wide"]:
         for col, name in (("piped_gflops", "piped_gflops"),
                           ("sync_gflops", "sync_gflops"),
