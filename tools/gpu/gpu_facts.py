@@ -478,36 +478,29 @@ def main(argv):
         print(f"gpu_facts: no gpu-*-run-sm_80.txt in {ev}/", file=sys.stderr)
         return 1
     for run in runs:
-        pre = run[:-len("-run-sm_80.txt")]
-        try:
-            meta, facts = facts_for(pre)
-        except (EvidenceError, manifest.ManifestError, KeyError, OSError,
-                ValueError) as e:
-            print(f"gpu_facts: {pre}: {e!s}", file=sys.stderr)
+        if write_facts(run[:-len("-run-sm_80.txt")], facts_for):
             return 1
-        litlib.write_atomic(pre + ".facts.json", json.dumps(
-            {"meta": meta, "facts": facts}, indent=1, sort_keys=True,
-            ensure_ascii=False) + "\n")
-        print(f"gpu_facts: {len(facts)} facts -> {pre}.facts.json")
-    return lab_main(ev)
-
-
-def lab_main(ev):
-    """Write EVIDENCE_DIR/<lab.dir>.facts.json when the folder is there;
-    returns the exit status."""
     try:
         lab = os.path.join(ev, manifest.load().lab.dir)
-        if not os.path.isdir(lab):
-            return 0
-        meta, facts = lab_facts.facts_for(lab)
+    except manifest.ManifestError as e:
+        print(f"gpu_facts: {e!s}", file=sys.stderr)
+        return 1
+    return write_facts(lab, lab_facts.facts_for) if os.path.isdir(lab) else 0
+
+
+def write_facts(pre, read):
+    """PRE.facts.json from read(PRE) -> (meta, facts); returns the exit
+    status: 1, with a message, when the evidence cannot be read."""
+    try:
+        meta, facts = read(pre)
     except (EvidenceError, lab_facts.EvidenceError, manifest.ManifestError,
             KeyError, OSError, ValueError) as e:
-        print(f"gpu_facts: {lab}: {e!s}", file=sys.stderr)
+        print(f"gpu_facts: {pre}: {e!s}", file=sys.stderr)
         return 1
-    litlib.write_atomic(lab + ".facts.json", json.dumps(
+    litlib.write_atomic(pre + ".facts.json", json.dumps(
         {"meta": meta, "facts": facts}, indent=1, sort_keys=True,
         ensure_ascii=False) + "\n")
-    print(f"gpu_facts: {len(facts)} facts -> {lab}.facts.json")
+    print(f"gpu_facts: {len(facts)} facts -> {pre}.facts.json")
     return 0
 
 
