@@ -473,7 +473,7 @@ stale-evidence: build/facts.json ## warn when evidence/ is of other sources
 	   "compile", "evidence-compile")) if "yes" == f.get("page." + k, \
 	   {}).get("text")]' $<
 
-.PHONY: $(CHECKS) stale-evidence
+.PHONY: $(CHECKS) stale-evidence page-tools
 unit-test: build/tests/test_harness ## cmocka unit tests of the harness
 	@build/tests/test_harness
 
@@ -496,11 +496,12 @@ facts-test: ## the facts pipeline, the verdicts, the GPU facts parser
 	@$(TEST) tests/test_facts.py tests/test_manifest.py
 
 PAGE_TEST := tests/test_page.py tests/page_checks.js
-page-test: site $(PAGE_TEST) ## the page: round trip, Chromium, tidy, fuzz
-	@$(NEED) $(call sq,$(TIDY)) tidy
-	@$(NEED) $(call sq,$(CHROMIUM)) chromium
-	@$(NEED) $(call sq,$(CHROMEDRIVER)) chromium-driver
+page-test: page-tools site $(PAGE_TEST) ## the page: round trip, Chromium, tidy
 	@$(TEST) tests/test_page.py
+# First, so that a missing browser fails before the weave.
+page-tools:
+	@$(NEED) $(call sq,$(TIDY)) tidy apt $(call sq,$(CHROMIUM)) chromium \
+	  apt $(call sq,$(CHROMEDRIVER)) chromium-driver apt
 
 ## site-check: the page tests, and screenshots for a reviewer in build/page/
 site-check: site $(PAGE_TEST)

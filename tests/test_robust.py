@@ -1,7 +1,8 @@
 """Robust builds in scratch copies: a missing tool is named with its package
-and install command; SIGINT at a random moment (ROBUST_SEED), a full disk
-(ulimit -f) and a read-only build/ leave products as a clean build's (old ones
-older than day74.nw), then make restores all; the page has no build date."""
+and install command; SIGINT at random moments (ROBUST_SEED, ROBUST_TRIALS),
+a full disk (ulimit -f) and a read-only build/ leave products as a clean
+build's (old ones older than day74.nw), then make restores all; the page
+has no build date."""
 
 import os
 import pathlib
@@ -20,7 +21,9 @@ TMP_RE = re.compile(r"(\.tmp(\.|$)|^\.tangle\.|^tangle-err\.|^\.tmp-)")
 FAR_TZ = "UTC-14"   # tomorrow for most of the day: a build date would show
 EDIT_MARK = "Robust-build test edit: this paragraph moves every line below.\n"
 SEED = int(os.environ.get("ROBUST_SEED", time.time()))
-TRIALS = 8
+# Each run draws new moments (the seed is in any failure's message);
+# ROBUST_TRIALS=20 tries more at once.
+TRIALS = int(os.environ.get("ROBUST_TRIALS", 4))
 
 
 class Refs:
