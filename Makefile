@@ -35,7 +35,9 @@ RUN_ARGS  ?=
 EXERCISE  ?= student
 PART      ?= 2
 JOBS      ?= 4
-# The system Python, with Debian's python3-pygments and python3-pytest.
+# The system Python, from which build/venv is made (with its site packages:
+# Debian's python3-pygments, -matplotlib, -pytest), into which make
+# installs litkit, the course's toolchain (litkit/), and runs every tool.
 PYTHON    ?= $(or $(wildcard /usr/bin/python3),python3)
 $(foreach v,NOTANGLE=notangle NOROOTS=noroots NOWEAVE=noweave PANDOC=pandoc \
   TIDY=tidy CHROMIUM=chromium CHROMEDRIVER=chromedriver,\
@@ -78,11 +80,12 @@ NVCC_CMD := $(NVCC) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA)
 SHELL := /bin/sh
 .DELETE_ON_ERROR:
 .SUFFIXES:
-NEED := tools/lit/need.sh
+NEED = $(LIT)/need.sh
 FIND_TOOL := CUDA_HOME=$(call sq,$(CUDA_HOME)) tools/compile/find-tool.sh
 # -E -s: no PYTHONPATH, PYTHONIOENCODING..., no user site; pytest's own
 # settings only (tests/pytest.ini): nothing of the user's reaches a test.
-PY := $(PYTHON) -B -E -s
+VENV := build/venv
+PY := $(VENV)/bin/python -B -E -s
 # A recipe line's temporary output: its shell's PID in the name, so two makes
 # at once (a build on save beside a terminal's) never share one.
 TMP = $@.$$$$.tmp
@@ -92,20 +95,34 @@ TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
   PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -c tests/pytest.ini \
   --rootdir=. -q -rs -p no:cacheprovider
 
-# Set-up (tools/setup.sh) runs first, while make reads this file: see deps.
+# Set-up (litkit's setup.sh, from its source) runs first, while make reads
+# this file: the Debian packages, build/venv with litkit installed (again
+# when litkit/ changed), cuobjdump; see deps.
+LIT_SRC := litkit
+SETUP := LIT_APT='python3-matplotlib chromium chromium-driver tidy gcc \
+  python3-selenium libcmocka-dev pkg-config clang-format-14' \
+  LIT_PIP='nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm' \
+  LIT_PIP_UNLESS='tools/compile/find-tool.sh cuobjdump' \
+  CUDA_HOME=$(call sq,$(CUDA_HOME)) $(LIT_SRC)/litkit/setup.sh
 SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
   $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
   q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
-  for f in tools/setup.sh tools/compile/find-tool.sh; do [ build/.deps-ok \
-  -nt $$f ] || echo x; done))
+  for f in $(LIT_SRC)/litkit/setup.sh tools/compile/find-tool.sh; do [ \
+  build/.deps-ok -nt $$f ] || echo deps; done; [ -f $(VENV)/.litkit-installed \
+  ] && [ -z "$$(find $(LIT_SRC) -newer $(VENV)/.litkit-installed | head \
+  -n 1)" ] || echo lit))
 ifneq ($(SETUP_DUE),)
 # Only the goals that run cuobjdump install it (into build/venv).
-$(shell tools/setup.sh --if-root $(if $(filter all check sm80-check \
-  stage-limits evidence-compile compile-test,$(or $(MAKECMDGOALS),all)),,\
-  --no-pip) >&2)
+$(shell $(SETUP) --if-root $(if $(filter deps,$(SETUP_DUE)),$(if $(filter \
+  all check sm80-check stage-limits evidence-compile compile-test,$(or \
+  $(MAKECMDGOALS),all)),,--no-pip),--lit-only) >&2)
 $(if $(filter 0,$(.SHELLSTATUS)),,$(error set-up failed (its message is \
   above); make stopped before anything needs the missing parts))
 endif
+# The installed litkit's folder (its shell tools, filters, theme); before
+# the set-up has run (make -n, make clean), its source.
+LIT := $(or $(shell $(VENV)/bin/python -E -s -c 'import os, litkit; \
+  print(os.path.relpath(litkit.DIR))' 2>/dev/null),$(LIT_SRC)/litkit)
 
 # ---- what the source holds --------------------------------------------------
 NW      := day74.nw
@@ -154,12 +171,12 @@ help: ## list the targets a user types
 	@echo "  NVCCFLAGS=$(NVCCFLAGS) CFLAGS=$(CFLAGS) RUN_ARGS=$(RUN_ARGS)"
 
 setup: ## install the Debian packages this module needs (as root)
-	@tools/setup.sh
+	@$(SETUP)
 
 # Set-up runs here, while make reads this file: before make remakes the
 # included build/tangle.mk (which needs noweb), whatever the goal. Without
 # root, missing packages stop make at once, naming the administrator's one
-# command. tools/setup.sh writes build/.deps-ok once all is in place.
+# command. setup.sh writes build/.deps-ok once all is in place.
 deps:
 
 # ---- tangle -----------------------------------------------------------------
@@ -173,15 +190,15 @@ tangle: $(TANGLED) ## tangle day74.nw into build/
 # The roots check, the roots, and the sha256 every binary and evidence carries.
 define TANGLE
 @$(NEED) $(call sq,$(NOTANGLE)) noweb && $(NEED) $(call sq,$(NOROOTS)) noweb
-@tools/lit/tangle.sh --all $(NW) build $(ROOTS)
+@$(LIT)/tangle.sh --all $(NW) build $(ROOTS)
 @set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
  t=.$$$$.tmp; echo "$$h" > build/source.sha256$$t; \
  echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h$$t; \
- $(PY) -m tools.lit.tokens $(HASHED:%=build/clean/%) > build/source.tokens$$t; \
+ $(PY) -m litkit.tokens $(HASHED:%=build/clean/%) > build/source.tokens$$t; \
  for f in build/source.sha256 build/source_hash.h build/source.tokens; do \
    cmp -s $$f$$t $$f && rm -f $$f$$t || mv -f $$f$$t $$f; done
 endef
-build/tangle.mk: $(NW) tools/lit/tangle.sh tools/lit/tokens.py
+build/tangle.mk: $(NW) $(LIT)/tangle.sh $(LIT)/tokens.py
 	$(TANGLE)
 	@echo "# make's stamp of the tangle of $(NW)" > $@
 $(TANGLED) &: # removed since (by make clean earlier in this run, say)
@@ -310,7 +327,7 @@ ck_flags = -arch=$(word 1,$(subst -s, ,$1)) -DSTAGES=$(call ck_depth,$1) $(if \
   $(filter-out $(EXERCISE_DEPTHS),$(call ck_depth,$1)),-DALLOW_DEEP_PIPELINE)
 CK_NVCC  = tools/compile/run-nvcc.sh $1 -- $(call sq,$(NVCC)) $(NVCC_NEEDS) \
            $(NVCCFLAGS) $(WERROR) -Ibuild $(call ck_flags,$2)
-CK_TOOLS := tools/compile/checks.py tools/lit/litlib.py build/manifest.mk
+CK_TOOLS := tools/compile/checks.py $(LIT)/litlib.py build/manifest.mk
 CK_SRC   := $(CHECK_DEPS) tools/compile/run-nvcc.sh | $(CHECK_CU) \
             build/kernels.h
 .PRECIOUS: $(CK)/%.sass
@@ -384,9 +401,9 @@ evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
 # The evidence folder is a prerequisite: removing a facts file gathers again.
 build/facts.json: $(wildcard evidence/*.facts.json) evidence \
     build/source.sha256 build/source.tokens build/schema.tsv \
-    tools/facts/derive.py tools/lit/gather.py tools/lit/litlib.py \
+    tools/facts/derive.py $(LIT)/gather.py $(LIT)/litlib.py \
     $(wildcard evidence/sources.tsv)
-	@$(PY) -m tools.lit.gather --schema build/schema.tsv \
+	@$(PY) -m litkit.gather --schema build/schema.tsv \
 	  --evidence evidence --source-hash build/source.sha256 \
 	  --token-hash build/source.tokens --same-text evidence/sources.tsv \
 	  --derive tools.facts.derive --out $@
@@ -399,13 +416,13 @@ build/manifest.mk: $(MANIFEST)
 	@$(PY) -m tools.manifest mk $@
 
 # Evidence measured from REV's sources stays current while the sources
-# differ from them in layout only (tools/lit/tokens.py says what counts).
+# differ from them in layout only (litkit's tokens.py says what counts).
 record-sources: deps ## REV=commit: add REV's sources to evidence/sources.tsv
 	@set -e; t=$$(mktemp -d); trap 'rm -rf "$$t"' EXIT; \
 	 git show $(call sq,$(REV)):$(NW) > "$$t/$(NW)"; \
-	 tools/lit/tangle.sh --all "$$t/$(NW)" "$$t" $(ROOTS) >/dev/null; \
+	 $(LIT)/tangle.sh --all "$$t/$(NW)" "$$t" $(ROOTS) >/dev/null; \
 	 raw=$$(cd "$$t/clean" && cat $(HASHED) | sha256sum | cut -d' ' -f1); \
-	 tok=$$($(PY) -m tools.lit.tokens $(HASHED:%="$$t/clean/%")); \
+	 tok=$$($(PY) -m litkit.tokens $(HASHED:%="$$t/clean/%")); \
 	 f=evidence/sources.tsv; { [ -f $$f ] && grep -v "^$$raw" $$f || \
 	   echo "# sources measured (make record-sources): sha256, tokens, rev"; \
 	   printf '%s\t%s\t%s\n' $$raw $$tok \
@@ -419,14 +436,14 @@ facts: build/facts.json ## gather evidence/*.facts.json for the page
 PLOT_FILES := $(foreach p,gflops residency stages,$(addprefix build/plots/$p,\
                 .svg -narrow.svg .values.tsv))
 PLOTS := $(filter %.svg,$(PLOT_FILES))
-$(PLOT_FILES) &: build/facts.json tools/plots/plot.py tools/lit/litlib.py
+$(PLOT_FILES) &: build/facts.json tools/plots/plot.py $(LIT)/litlib.py
 	@$(PY) -m tools.plots.plot build/facts.json build/plots
 
 plots: $(PLOTS) ## draw the page's plots from the facts with matplotlib
 
-WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/pages.lua \
-               tools/lit/facts.lua tools/lit/divs.lua tools/lit/page.lua \
-               site/template.html site/style.css site/page.js
+WEAVE_TOOLS := $(addprefix $(LIT)/,weave.sh nw2md.py pages.lua facts.lua \
+               divs.lua page.lua theme/template.html theme/style.css \
+               theme/page.js)
 DOWNLOADS := $(PROGRAM:%=site/downloads/%) site/downloads/source_hash.h
 # The pages day74.nw declares (lit-pages), in order: weave.sh fails when the
 # source's list differs.  The first is the lesson; all are made together.
@@ -440,7 +457,7 @@ $(SITE_PAGES) &: $(NW) build/facts.json $(WEAVE_TOOLS) \
 	@$(NEED) $(PANDOC) pandoc
 	WEAVE_PAGES='$(PAGES)' WEAVE_MD=build/site/index.md \
 	  SITE_EXTRA_RESOURCES=build/plots \
-	  tools/lit/weave.sh $(NW) build/facts.json $(firstword $(SITE_PAGES))
+	  $(LIT)/weave.sh $(NW) build/facts.json $(firstword $(SITE_PAGES))
 
 site/downloads/%: build/clean/%
 	@mkdir -p $(@D)
@@ -515,7 +532,7 @@ FORMATTED := $(filter-out %/$(STUDENT).cu %/exercises/deep-student.cu,\
 format-check: $(FORMATTED) ## tangles: <= 80 columns, clang-format clean
 	@$(NEED) clang-format-14 clang-format-14
 	@$(TEST) tests/test_format.py
-	@tools/format/check-format $(FORMATTED)
+	@$(PY) -m litkit.check_format $(FORMATTED)
 
 tangle-test: $(BIN) site ## tangle, build, weave in scratch copies; exit codes
 	@$(TEST) tests/test_tangle.py --bin $(BIN)
@@ -532,5 +549,6 @@ setup-test: $(BIN) site ## a new user's machine: set-up, settings, concurrency
 robust-test: ## interrupted, full-disk, read-only, missing tools
 	@$(TEST) tests/test_robust.py
 
-clean: ## remove build/ and the generated pages (never evidence/)
-	rm -rf build $(SITE_PAGES) site/downloads
+clean: ## remove build/ (but its set-up, build/venv) and the pages
+	rm -rf $(filter-out $(VENV) $(VENV).lock,$(wildcard build/* build/.??*)) \
+	  $(SITE_PAGES) site/downloads
