@@ -109,8 +109,8 @@ SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
   q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
   for f in $(LIT_SRC)/litkit/setup.sh tools/compile/find-tool.sh; do [ \
   build/.deps-ok -nt $$f ] || echo deps; done; [ -f $(VENV)/.litkit-installed \
-  ] && [ -z "$$(find $(LIT_SRC) -newer $(VENV)/.litkit-installed | head \
-  -n 1)" ] || echo lit))
+  ] && [ -z "$$(find $(LIT_SRC) -type f -newer $(VENV)/.litkit-installed | \
+  head -n 1)" ] || echo lit))
 ifneq ($(SETUP_DUE),)
 # Only the goals that run cuobjdump install it (into build/venv).
 $(shell $(SETUP) --if-root $(if $(filter deps,$(SETUP_DUE)),$(if $(filter \

@@ -68,27 +68,31 @@ def refs(tmp_path_factory):
 
 def site_products(d):
     """The pages and temporary files in d/site, as paths relative to d."""
-    return [os.path.join("site", f) for f in os.listdir(os.path.join(
-        d, "site")) if (f.endswith(".html") and f != "template.html") or
-        TMP_RE.search(f)]
+    site = os.path.join(d, "site")   # made by the weave
+    return [os.path.join("site", f) for f in (
+        os.listdir(site) if os.path.isdir(site) else ()) if
+        f.endswith(".html") or TMP_RE.search(f)]
 
 
 def snapshot(d):
     """{rel: bytes} of make's products in d (build/, site/), no temporaries."""
     rels = [str(p.relative_to(d)) for top in ("build", "site/downloads")
             for p in pathlib.Path(d, top).rglob("*") if p.is_file() and
-            p.parts[len(pathlib.Path(d).parts) + 1:][:1] != ("venv",)]
+            p.parts[len(pathlib.Path(d).parts) + 1:][:1] not in (
+                ("venv",), ("venv.lock",))]
     return {rel: pathlib.Path(d, rel).read_bytes() for rel in
             rels + site_products(d) if not TMP_RE.search(
                 os.path.basename(rel))}
 
 
 def clean(d):
-    """Remove every product from d but the set-up (build/venv, a link)."""
+    """Remove every product from d but the set-up (build/venv, a link, and
+    its stamp build/.deps-ok)."""
     freeze(os.path.join(d, "build"), False)
     for sub in ["site/downloads"] + [os.path.join("build", x) for x in (
             os.listdir(os.path.join(d, "build")) if os.path.isdir(
-                os.path.join(d, "build")) else ()) if x != "venv"]:
+                os.path.join(d, "build")) else ()) if x not in (
+                "venv", "venv.lock", ".deps-ok")]:
         path = os.path.join(d, sub)
         shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) and \
             not os.path.islink(path) else pathlib.Path(path).unlink(
@@ -143,9 +147,11 @@ def aftermath(d, old, new=None):
 
 
 def freeze(path, on=True):
-    """chattr -R +i path (on) or -i (off); True when it worked."""
+    """chattr +i (on) or -i (off) path and all in it but links (such as a
+    scratch copy's build/venv); True when it worked."""
     return bool(shutil.which("chattr")) and os.path.exists(path) and \
-        run(["chattr", "-R", "+i" if on else "-i", path]).returncode == 0
+        run(["find", path, "!", "-type", "l", "-exec", "chattr",
+             "+i" if on else "-i", "{}", "+"]).returncode == 0
 
 
 # ---- missing tools ----------------------------------------------------------

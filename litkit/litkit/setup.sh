@@ -66,9 +66,12 @@ if [ -n "$missing" ]; then
 fi
 
 lit=$VENV/.litkit-installed
+stale() {   # stale: litkit's install is missing or older than a file of it
+    [ ! -f "$lit" ] || [ -n "$(find "$SRC" -type f -newer "$lit" | head -n 1)" ]
+}
 due() {   # due: the venv or litkit's install is missing or stale
     ! grep -qs '^include-system-site-packages = true' "$VENV/pyvenv.cfg" ||
-    [ ! -f "$lit" ] || [ -n "$(find "$SRC" -newer "$lit" | head -n 1)" ]
+    stale
 }
 # One set-up at a time in this folder (a build on save beside a terminal's).
 if due && command -v flock >/dev/null 2>&1; then
@@ -92,7 +95,7 @@ fi
 # a wheel built from a copy (the source gets no build/ or egg-info) by
 # $PYTHON's setuptools (a venv's own cannot build where its path holds a $),
 # then installed, offline.
-if [ ! -f "$lit" ] || [ -n "$(find "$SRC" -newer "$lit" | head -n 1)" ]; then
+if stale; then
     t=$(mktemp -d "${TMPDIR:-/tmp}/litkit.XXXXXX")
     trap 'rm -rf "$t"' EXIT
     touch "$t/stamp"
