@@ -483,3 +483,30 @@ def test_litkit_installed_is_the_source():
             got = pathlib.Path(litkit.DIR, p.relative_to(src / "litkit"))
             assert got.read_bytes() == p.read_bytes(), got
             assert os.access(got, os.X_OK) == os.access(p, os.X_OK), got
+
+
+def test_example_module_copies_nothing():
+    """examples/day00 uses litkit and copies nothing: none of its files
+    shares three consecutive lines (of more than a few characters) with a
+    file outside examples/."""
+    def windows(text):
+        lines = [l.strip() for l in text.splitlines() if len(l.strip()) > 12]
+        return {tuple(lines[i:i + 3]) for i in range(len(lines) - 2)}
+    mine = [p for p in pathlib.Path(REPO, "examples", "day00").rglob("*")
+            if p.is_file() and not {"build", "site", "__pycache__"} & set(
+                p.relative_to(REPO).parts)]
+    assert len(mine) >= 4, mine
+    p = run(["git", "ls-files", "-z"])
+    if p.returncode:
+        pytest.skip("not a git checkout")
+    seen = set()
+    for rel in p.stdout.split("\0"):
+        if rel and not rel.startswith("examples/") and \
+                os.path.isfile(os.path.join(REPO, rel)):
+            try:
+                seen |= windows(pathlib.Path(REPO, rel).read_text())
+            except UnicodeDecodeError:
+                continue
+    copied = {str(f.relative_to(REPO)): sorted(windows(f.read_text()) & seen)
+              for f in mine}
+    assert {f: w for f, w in copied.items() if w} == {}
