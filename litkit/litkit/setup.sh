@@ -102,9 +102,13 @@ if stale; then
     cp -R "$SRC" "$t/src" && rm -rf "$t/src/build" "$t/src"/*.egg-info
     if ! (cd "$t/src" && "$PYTHON" -E -s -c 'import sys
 import setuptools.build_meta as m
-m.build_wheel(sys.argv[1])' "$t/dist" > "$t/log" 2>&1) || {
-            cat "$t/log" >&2; false; } ||
-       ! env -u PIP_CONFIG_FILE "$VENV/bin/python" -m pip install \
+m.build_wheel(sys.argv[1])' "$t/dist" > "$t/log" 2>&1); then
+        cat "$t/log" >&2
+        echo "setup.sh: could not build litkit from $SRC with $PYTHON's" \
+             "setuptools (Debian: python3-setuptools; its message above)" >&2
+        exit 2
+    fi
+    if ! env -u PIP_CONFIG_FILE "$VENV/bin/python" -m pip install \
             --isolated --no-index --no-deps --force-reinstall -q \
             --disable-pip-version-check "$t/dist"/litkit-*.whl >&2; then
         echo "setup.sh: could not install litkit from $SRC into $VENV" \
