@@ -8,11 +8,20 @@ USER_VARS := NVCC ARCH STAGES CC CFLAGS NVCCFLAGS NVCCFLAGS_EXTRA LDFLAGS \
   LDLIBS RUN_ARGS JOBS PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC TIDY \
   CHROMIUM CHROMEDRIVER CUOBJDUMP NVDISASM CHECK_CU CHECK_DEPS CHECK_DIR \
   NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS
-$(foreach v,$(USER_VARS),$(if $(filter environment,$(origin $v)),$(if \
-  $(MAKE_RESTARTS)$(filter-out 0,$(MAKELEVEL)),,$(warning note: ignoring $v \
-  from the environment; give it on the command line: make $v=...))$(eval \
-  undefine $v)))
-sq = '$(subst ','\'',$1)'# a path quoted for the shell, whatever it holds
+# The set-up (litkit's boot.mk, read from its source since it installs it):
+# the Debian packages, build/venv with litkit, cuobjdump where the toolkit
+# lacks it (for the goals that run it), while make reads this file, before
+# any goal needs them. Then LIT is the installed litkit's folder.
+LIT_SRC  := litkit
+LIT_APT  := python3-matplotlib chromium chromium-driver tidy gcc \
+            python3-selenium libcmocka-dev pkg-config clang-format-14
+LIT_PIP  := nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
+LIT_PIP_UNLESS := CUDA_HOME=$${CUDA_HOME:-/usr/local/cuda} \
+                  tools/compile/find-tool.sh cuobjdump
+LIT_PIP_GOALS  := all check sm80-check stage-limits evidence-compile \
+                  compile-test
+LIT_SETUP_DEPS := tools/compile/find-tool.sh
+include $(LIT_SRC)/litkit/boot.mk
 # nvcc: on PATH, in $CUDA_HOME or /usr/local/cuda; CUDA_HOME: where it lives.
 ifndef NVCC
 NVCC := $(shell for n in "$$(command -v nvcc)" \
@@ -35,21 +44,15 @@ RUN_ARGS  ?=
 EXERCISE  ?= student
 PART      ?= 2
 JOBS      ?= 4
-# The system Python, with Debian's python3-pygments and python3-pytest.
-PYTHON    ?= $(or $(wildcard /usr/bin/python3),python3)
-$(foreach v,NOTANGLE=notangle NOROOTS=noroots NOWEAVE=noweave PANDOC=pandoc \
-  TIDY=tidy CHROMIUM=chromium CHROMEDRIVER=chromedriver,\
-  $(eval $(subst =, ?= ,$v)))
+TIDY      ?= tidy
+CHROMIUM  ?= chromium
+CHROMEDRIVER ?= chromedriver
 # Looked for once, when first needed (tools/compile/find-tool.sh).
 CUOBJDUMP ?= $(eval CUOBJDUMP := $$(shell $(FIND_TOOL) cuobjdump))$(CUOBJDUMP)
 NVDISASM  ?= $(eval NVDISASM := $$(shell $(FIND_TOOL) nvdisasm))$(NVDISASM)
-export NVCC CUDA_HOME PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC TIDY \
-       CHROMIUM CHROMEDRIVER
+export NVCC CUDA_HOME PYTHON TIDY CHROMIUM CHROMEDRIVER
 
 # Values that cannot work are refused here, by name, before any compiler.
-BUILDING := $(filter-out clean help setup,$(or $(MAKECMDGOALS),all))
-refuse = $(if $(BUILDING),$(if $(shell case $(call sq,$($1)) in ($2) ;; \
-  (*) echo x;; esac),$(error $1=$($1) cannot work: $3)))
 $(call refuse,ARCH,sm_[1-9][0-9]|sm_[1-9][0-9][0-9]|sm_[1-9][0-9]*[af],give \
   a GPU architecture: make ARCH=sm_80 or ARCH=sm_90)
 $(call refuse,STAGES,[2-9]|[1-9][0-9],give 2 or more pipeline stages)
@@ -70,42 +73,10 @@ LINK_NEEDS := -L$(call sq,$(CUDA_HOME)/lib64) \
               -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
 WERROR     := -Werror all-warnings# what make check compiles with
 # Compile commands, in files rewritten on change: other flags rebuild.
-changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
-  x$(file <$2)x,x$($1)x)),,FORCE)# FORCE unless file $2 holds variable $1
 CC_CMD   := $(CC) $(CFLAGS) $(CC_NEEDS) $(LDFLAGS) $(LDLIBS)
 NVCC_CMD := $(NVCC) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA)
 
-SHELL := /bin/sh
-.DELETE_ON_ERROR:
-.SUFFIXES:
-NEED := tools/lit/need.sh
 FIND_TOOL := CUDA_HOME=$(call sq,$(CUDA_HOME)) tools/compile/find-tool.sh
-# -E -s: no PYTHONPATH, PYTHONIOENCODING..., no user site; pytest's own
-# settings only (tests/pytest.ini): nothing of the user's reaches a test.
-PY := $(PYTHON) -B -E -s
-# A recipe line's temporary output: its shell's PID in the name, so two makes
-# at once (a build on save beside a terminal's) never share one.
-TMP = $@.$$$$.tmp
-# (env -u: nor to the Pythons the tests start.)
-TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
-  -u PYTHONSTARTUP -u PYTHONUSERBASE -u PYTHONWARNINGS -u PYTHONIOENCODING \
-  PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -c tests/pytest.ini \
-  --rootdir=. -q -rs -p no:cacheprovider
-
-# Set-up (tools/setup.sh) runs first, while make reads this file: see deps.
-SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
-  $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
-  q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
-  for f in tools/setup.sh tools/compile/find-tool.sh; do [ build/.deps-ok \
-  -nt $$f ] || echo x; done))
-ifneq ($(SETUP_DUE),)
-# Only the goals that run cuobjdump install it (into build/venv).
-$(shell tools/setup.sh --if-root $(if $(filter all check sm80-check \
-  stage-limits evidence-compile compile-test,$(or $(MAKECMDGOALS),all)),,\
-  --no-pip) >&2)
-$(if $(filter 0,$(.SHELLSTATUS)),,$(error set-up failed (its message is \
-  above); make stopped before anything needs the missing parts))
-endif
 
 # ---- what the source holds --------------------------------------------------
 NW      := day74.nw
@@ -141,59 +112,31 @@ OBJDIR := build/$(CONFIG)
 BIN    := $(OBJDIR)/pipelined_gemm
 BINS   := $(KERNELS:%=$(OBJDIR)/%) $(BLOCKED_KERNELS:%=$(OBJDIR)/%)
 
-.PHONY: all deps setup record-sources tangle build build-all run site facts \
-        plots sm80-check stage-limits evidence-compile exercise exercise-check \
-        evidence-gpu pitfalls pitfalls-compile check site-check clean help
+# The tangle, facts, pages (and their downloads), make help and make setup:
+# litkit's rules (lit.mk), for this source.
+HASH_MACRO := DAY74_SOURCE_HASH
+DOWNLOADS  := $(PROGRAM)
+# The pages day74.nw declares (lit-pages), in order; the first is the lesson.
+PAGES      := index lab program
+# Facts: the schema with tools/manifest.toml's lists in its @{...} rows.
+SCHEMA     := build/schema.tsv
+DERIVE     := tools.facts.derive
+FACTS_DEPS := tools/facts/derive.py
+# The page's plots, drawn from the facts: NAME.svg, NAME-narrow.svg (phones)
+# and NAME.values.tsv (numbers the page tests find in the tables it names).
+PLOT_FILES := $(foreach p,gflops residency stages,$(addprefix build/plots/$p,\
+                .svg -narrow.svg .values.tsv))
+PLOTS := $(filter %.svg,$(PLOT_FILES))
+WEAVE_DEPS := $(wildcard site/*.svg) $(PLOTS)
+WEAVE_RESOURCES := build/plots
+TITLE      := Day 74: async copies and pipelines
+HELP_VARS  := NVCC ARCH STAGES CC NVCCFLAGS CFLAGS RUN_ARGS
+include $(LIT)/lit.mk
+
+.PHONY: all build build-all run plots sm80-check stage-limits \
+        evidence-compile exercise exercise-check evidence-gpu pitfalls \
+        pitfalls-compile check site-check clean
 all: deps tangle build site ## tangle, build the program, weave the page
-
-help: ## list the targets a user types
-	@echo "Day 74: async copies and pipelines. Targets:"
-	@sed -n -e 's/^\([a-z0-9-]*\):.* ## /  make \1\t/p' \
-	  -e 's/^## \([a-z0-9-]*\): /  make \1\t/p' Makefile | expand -t 26
-	@echo "Variables: NVCC=$(NVCC) ARCH=$(ARCH) STAGES=$(STAGES) CC=$(CC)"
-	@echo "  NVCCFLAGS=$(NVCCFLAGS) CFLAGS=$(CFLAGS) RUN_ARGS=$(RUN_ARGS)"
-
-setup: ## install the Debian packages this module needs (as root)
-	@tools/setup.sh
-
-# Set-up runs here, while make reads this file: before make remakes the
-# included build/tangle.mk (which needs noweb), whatever the goal. Without
-# root, missing packages stop make at once, naming the administrator's one
-# command. tools/setup.sh writes build/.deps-ok once all is in place.
-deps:
-
-# ---- tangle -----------------------------------------------------------------
-# Each root twice: with #line directives (for compilers' messages) and clean
-# (what objects depend on: a prose edit leaves it). make first makes the
-# included stamp build/tangle.mk (even for -n, -q), so -q agrees after make.
-TANGLED := $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h \
-           build/source.sha256 build/source.tokens
-tangle: $(TANGLED) ## tangle day74.nw into build/
-
-# The roots check, the roots, and the sha256 every binary and evidence carries.
-define TANGLE
-@$(NEED) $(call sq,$(NOTANGLE)) noweb && $(NEED) $(call sq,$(NOROOTS)) noweb
-@tools/lit/tangle.sh --all $(NW) build $(ROOTS)
-@set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
- t=.$$$$.tmp; echo "$$h" > build/source.sha256$$t; \
- echo "#define DAY74_SOURCE_HASH \"$$h\"" > build/source_hash.h$$t; \
- $(PY) -m tools.lit.tokens $(HASHED:%=build/clean/%) > build/source.tokens$$t; \
- for f in build/source.sha256 build/source_hash.h build/source.tokens; do \
-   cmp -s $$f$$t $$f && rm -f $$f$$t || mv -f $$f$$t $$f; done
-endef
-build/tangle.mk: $(NW) tools/lit/tangle.sh tools/lit/tokens.py
-	$(TANGLE)
-	@echo "# make's stamp of the tangle of $(NW)" > $@
-$(TANGLED) &: # removed since (by make clean earlier in this run, say)
-	$(TANGLE)
-ifneq ($(BUILDING),)
-include build/tangle.mk
-endif
-
-# make clean with other goals (make -j2 clean all): one after another.
-ifneq ($(and $(filter clean,$(MAKECMDGOALS)),$(word 2,$(MAKECMDGOALS))),)
-.NOTPARALLEL:
-endif
 
 # ---- build ------------------------------------------------------------------
 ## build: build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
@@ -208,8 +151,6 @@ build/pipelined_gemm: $(BIN) $(if $(filter $(CONFIG)/pipelined_gemm,$(shell \
 	@ln -sfn $(CONFIG)/pipelined_gemm $@
 	@echo "build/pipelined_gemm points to $(BIN)"
 
-.PHONY: FORCE
-FORCE: ; @:
 build/host/cc.cmd: $(call changed,CC_CMD,build/host/cc.cmd)
 	@mkdir -p $(@D) && printf '%s\n' $(call sq,$(CC_CMD)) > $@
 $(OBJDIR)/nvcc.cmd: $(call changed,NVCC_CMD,$(OBJDIR)/nvcc.cmd)
@@ -310,7 +251,7 @@ ck_flags = -arch=$(word 1,$(subst -s, ,$1)) -DSTAGES=$(call ck_depth,$1) $(if \
   $(filter-out $(EXERCISE_DEPTHS),$(call ck_depth,$1)),-DALLOW_DEEP_PIPELINE)
 CK_NVCC  = tools/compile/run-nvcc.sh $1 -- $(call sq,$(NVCC)) $(NVCC_NEEDS) \
            $(NVCCFLAGS) $(WERROR) -Ibuild $(call ck_flags,$2)
-CK_TOOLS := tools/compile/checks.py tools/lit/litlib.py build/manifest.mk
+CK_TOOLS := tools/compile/checks.py $(LIT)/litlib.py build/manifest.mk
 CK_SRC   := $(CHECK_DEPS) tools/compile/run-nvcc.sh | $(CHECK_CU) \
             build/kernels.h
 .PRECIOUS: $(CK)/%.sass
@@ -381,16 +322,6 @@ evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
 	  --source-hash build/source.sha256 --source-tokens build/source.tokens
 
 # ---- facts, plots and the page ----------------------------------------------
-# The evidence folder is a prerequisite: removing a facts file gathers again.
-build/facts.json: $(wildcard evidence/*.facts.json) evidence \
-    build/source.sha256 build/source.tokens build/schema.tsv \
-    tools/facts/derive.py tools/lit/gather.py tools/lit/litlib.py \
-    $(wildcard evidence/sources.tsv)
-	@$(PY) -m tools.lit.gather --schema build/schema.tsv \
-	  --evidence evidence --source-hash build/source.sha256 \
-	  --token-hash build/source.tokens --same-text evidence/sources.tsv \
-	  --derive tools.facts.derive --out $@
-
 # The schema with tools/manifest.toml's lists in its @{...} rows.
 build/schema.tsv: tools/facts/schema.tsv $(MANIFEST)
 	@$(PY) -m tools.manifest schema tools/facts/schema.tsv $@
@@ -398,61 +329,15 @@ build/schema.tsv: tools/facts/schema.tsv $(MANIFEST)
 build/manifest.mk: $(MANIFEST)
 	@$(PY) -m tools.manifest mk $@
 
-# Evidence measured from REV's sources stays current while the sources
-# differ from them in layout only (tools/lit/tokens.py says what counts).
-record-sources: deps ## REV=commit: add REV's sources to evidence/sources.tsv
-	@set -e; t=$$(mktemp -d); trap 'rm -rf "$$t"' EXIT; \
-	 git show $(call sq,$(REV)):$(NW) > "$$t/$(NW)"; \
-	 tools/lit/tangle.sh --all "$$t/$(NW)" "$$t" $(ROOTS) >/dev/null; \
-	 raw=$$(cd "$$t/clean" && cat $(HASHED) | sha256sum | cut -d' ' -f1); \
-	 tok=$$($(PY) -m tools.lit.tokens $(HASHED:%="$$t/clean/%")); \
-	 f=evidence/sources.tsv; { [ -f $$f ] && grep -v "^$$raw" $$f || \
-	   echo "# sources measured (make record-sources): sha256, tokens, rev"; \
-	   printf '%s\t%s\t%s\n' $$raw $$tok \
-	   $$(git rev-parse --short $(call sq,$(REV))); } > $$f.tmp; \
-	 mv -f $$f.tmp $$f; echo "record-sources: $$raw of $(REV) in $$f"
-
-facts: build/facts.json ## gather evidence/*.facts.json for the page
-
-# The page's plots, drawn from the facts: NAME.svg, NAME-narrow.svg (phones)
-# and NAME.values.tsv (numbers the page tests find in the tables it names).
-PLOT_FILES := $(foreach p,gflops residency stages,$(addprefix build/plots/$p,\
-                .svg -narrow.svg .values.tsv))
-PLOTS := $(filter %.svg,$(PLOT_FILES))
-$(PLOT_FILES) &: build/facts.json tools/plots/plot.py tools/lit/litlib.py
+$(PLOT_FILES) &: build/facts.json tools/plots/plot.py $(LIT)/litlib.py
 	@$(PY) -m tools.plots.plot build/facts.json build/plots
 
 plots: $(PLOTS) ## draw the page's plots from the facts with matplotlib
 
-WEAVE_TOOLS := tools/lit/weave.sh tools/lit/nw2md.py tools/lit/pages.lua \
-               tools/lit/facts.lua tools/lit/divs.lua tools/lit/page.lua \
-               site/template.html site/style.css site/page.js
-DOWNLOADS := $(PROGRAM:%=site/downloads/%) site/downloads/source_hash.h
-# The pages day74.nw declares (lit-pages), in order: weave.sh fails when the
-# source's list differs.  The first is the lesson; all are made together.
-PAGES := index lab program
-SITE_PAGES := $(PAGES:%=site/%.html)
-site: $(SITE_PAGES) $(DOWNLOADS) ## weave day74.nw into the pages site/*.html
-
-$(SITE_PAGES) &: $(NW) build/facts.json $(WEAVE_TOOLS) \
-    $(wildcard site/*.svg) $(PLOTS)
-	@$(NEED) $(NOWEAVE) noweb
-	@$(NEED) $(PANDOC) pandoc
-	WEAVE_PAGES='$(PAGES)' WEAVE_MD=build/site/index.md \
-	  SITE_EXTRA_RESOURCES=build/plots \
-	  tools/lit/weave.sh $(NW) build/facts.json $(firstword $(SITE_PAGES))
-
-site/downloads/%: build/clean/%
-	@mkdir -p $(@D)
-	cp $< $(TMP) && mv $(TMP) $@
-site/downloads/source_hash.h: build/source_hash.h
-	@mkdir -p $(@D)
-	cp $< $(TMP) && mv $(TMP) $@
-
 # ---- make check: every test that needs no GPU, all listed here --------------
 CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
           format-check tangle-test robust-test exercise-check-solution \
-          setup-test
+          setup-test example-test
 # A group missing NEEDS_<group> (COMMAND PACKAGE HOW triples) is skipped.
 NEEDS_compile-test = $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip \
   $(call sq,$(NVDISASM)) nvidia-cuda-nvdisasm pip
@@ -516,7 +401,7 @@ FORMATTED := $(filter-out %/$(STUDENT).cu %/exercises/deep-student.cu,\
 format-check: $(FORMATTED) ## tangles: <= 80 columns, clang-format clean
 	@$(NEED) clang-format-14 clang-format-14
 	@$(TEST) tests/test_format.py
-	@tools/format/check-format $(FORMATTED)
+	@$(PY) -m litkit.check_format $(FORMATTED)
 
 tangle-test: $(BIN) site ## tangle, build, weave in scratch copies; exit codes
 	@$(TEST) tests/test_tangle.py --bin $(BIN)
@@ -530,8 +415,15 @@ exercise-check-solution: $(OBJDIR)/exercises/solution $(BIN)
 setup-test: $(BIN) site ## a new user's machine: set-up, settings, concurrency
 	@$(TEST) tests/test_setup.py --bin $(BIN)
 
+# examples/day00: a module of its own, built from litkit alone (its own
+# build/venv), as a new user's make check would run it.
+example-test: ## the example module: its build, page and checks
+	@env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u PYTHON \
+	  $(MAKE) --no-print-directory -C examples/day00 check
+
 robust-test: ## interrupted, full-disk, read-only, missing tools
 	@$(TEST) tests/test_robust.py
 
-clean: ## remove build/ and the generated pages (never evidence/)
-	rm -rf build $(SITE_PAGES) site/downloads
+clean: ## remove build/ (but its set-up, build/venv) and the pages
+	rm -rf $(filter-out $(VENV) $(VENV).lock,$(wildcard build/* build/.??*)) \
+	  $(SITE_PAGES) site/downloads

@@ -65,7 +65,8 @@ def sources(src=REPO):
 def checkout(dest, src=REPO, files=None, seed=()):
     """Copy files (default: sources(src)), then seed's products that exist,
     into dest, mtimes kept (a product gone by the time it is copied is left
-    out); returns dest."""
+    out); returns dest. A seed with the set-up's stamp build/.deps-ok gets
+    src's build/venv (litkit installed) too, as a link."""
     if not files:
         files = sources(src)
     seeded = [s for s in seed if os.path.isfile(os.path.join(src, s))]
@@ -78,6 +79,9 @@ def checkout(dest, src=REPO, files=None, seed=()):
             # since it was listed: not a source, so the copy goes without
             if rel not in seeded:
                 raise
+    venv = os.path.join(src, "build", "venv")
+    if "build/.deps-ok" in seeded and os.path.isdir(venv):
+        os.symlink(venv, os.path.join(dest, "build", "venv"))
     return dest
 
 

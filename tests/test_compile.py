@@ -13,7 +13,7 @@ import pytest
 from conftest import FIXTURES, REPO, make, run
 from tools import manifest
 from tools.compile import checks
-from tools.lit import litlib
+from litkit import litlib
 
 CK = os.path.join(REPO, "build", "checks", "main")
 FIX = os.path.join(FIXTURES, "compile")

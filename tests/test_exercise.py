@@ -6,6 +6,7 @@ faked."""
 import os
 import pathlib
 import re
+import sys
 
 import pytest
 
@@ -14,8 +15,8 @@ from tools import manifest
 from tools.gpu import exercise_check as ec
 from tools.model import check as mc
 
-CHECK = ["/usr/bin/python3", "-B", "-m", "tools.gpu.exercise_check"]
-CHECK_MODEL = ["/usr/bin/python3", "-B", "-m", "tools.model.check"]
+CHECK = [sys.executable, "-B", "-m", "tools.gpu.exercise_check"]
+CHECK_MODEL = [sys.executable, "-B", "-m", "tools.model.check"]
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The facts pipeline: tools/lit/gather.py on fixture evidence, the real
+"""The facts pipeline: litkit/gather.py on fixture evidence, the real
 schema against day74.nw, tools/facts/derive.py's verdicts,
 tools/gpu/gpu_facts.py on the committed GPU transcripts, and the plots that
 tools/plots/plot.py draws from the gathered facts."""
@@ -15,7 +15,7 @@ import pytest
 from conftest import FIXTURES, REPO, checkout, run
 from tools import manifest
 from tools.facts import derive
-from tools.lit import gather, litlib
+from litkit import gather, litlib
 
 FIX = os.path.join(FIXTURES, "facts")
 SCHEMA = os.path.join(REPO, "tools", "facts", "schema.tsv")
@@ -37,7 +37,7 @@ def gather_case(tmp_path, case, evidence=None, schema=None):
     """Run gather.py on fixture folder case (or on evidence=DIR); returns
     (CompletedProcess, output path, {name: fact} or None)."""
     out = str(tmp_path / f"{case}.json")
-    p = run([sys.executable, "-m", "tools.lit.gather", "--schema",
+    p = run([sys.executable, "-m", "litkit.gather", "--schema",
              schema or os.path.join(FIX, "schema.tsv"), "--evidence",
              evidence or os.path.join(FIX, case, "evidence"),
              "--source-hash", os.path.join(FIX, case if case in os.listdir(
@@ -200,9 +200,9 @@ def test_gpu_facts_reproduce_the_committed_file(tmp_path):
 
 
 def test_tokens_see_code_not_layout(tmp_path):
-    """tools/lit/tokens.py: layout, comments and split strings change
+    """litkit/tokens.py: layout, comments and split strings change
     nothing; a changed token or a directive's line end does."""
-    from tools.lit import tokens
+    from litkit import tokens
     base = ('#define A 1\nint f(void) { return A; } /* x */\n'
             'const char *s = "ab";\n')
     same = ['#define A 1\nint f(void)\n{\n    return A;\n}\n'

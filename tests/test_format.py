@@ -1,24 +1,27 @@
-"""tools/format/check-format (make format-check: clean tangles but the
+"""litkit's check_format (make format-check: clean tangles but the
 student's): over 80 columns or clang-format's changes fail, #pragmas aside."""
 
 import json
 import os
 import pathlib
 import re
+import sys
 
 import pytest
+
+import litkit
 
 from conftest import FIXTURES, REPO, make, run
 from tools import manifest
 
-CHECK = os.path.join(REPO, "tools", "format", "check-format")
+CHECK = [sys.executable, "-m", "litkit.check_format"]
 GOOD = pathlib.Path(FIXTURES, "format", "good.cu").read_text()
 
 
 def check(tmp_path, old="", new=""):
-    """(exit, output) of check-format on GOOD, first `old` made `new`."""
+    """(exit, output) of check_format on GOOD, first `old` made `new`."""
     (tmp_path / "x.cu").write_text(GOOD.replace(old, new, 1))
-    p = run([CHECK, str(tmp_path / "x.cu")])
+    p = run([*CHECK, str(tmp_path / "x.cu")])
     return p.returncode, p.stdout + p.stderr
 
 
@@ -27,7 +30,7 @@ def test_the_style_passes_pragmas_indented_or_not(tmp_path):
     assert check(tmp_path)[0] == 0, check(tmp_path)[1]
     assert check(tmp_path, "        #pragma", "#pragma")[0] == 0
     p = run(["clang-format-14", "--style=file:" + os.path.join(
-        REPO, ".clang-format"), "--dump-config"])
+        litkit.DIR, "clang-format"), "--dump-config"])
     assert p.returncode == 0 and "ColumnLimit:     80" in p.stdout
 
 
@@ -41,16 +44,16 @@ def test_a_violation_fails(tmp_path, old, new, said):
 
 def test_usage_errors(tmp_path):
     """A missing file or style file is exit 2."""
-    assert run([CHECK, str(tmp_path / "none.c")]).returncode == 2
+    assert run([*CHECK, str(tmp_path / "none.c")]).returncode == 2
     (tmp_path / "a.c").write_text("int x;\n")
-    assert run([CHECK, "--style", str(tmp_path / "none"),
+    assert run([*CHECK, "--style", str(tmp_path / "none"),
                 str(tmp_path / "a.c")]).returncode == 2
 
 
 def test_make_format_check_covers_every_tangle():
     p = make(REPO, "-n", "format-check")
     files = set(re.findall(r"build/clean/\S+", p.stdout.split(
-        "check-format")[-1]))
+        "check_format")[-1]))
     assert p.returncode == 0 and len(files) >= 14, p.stdout + p.stderr
     assert {"build/clean/harness.c"} | {
         f"build/clean/{k.root}.cu" for k in manifest.load().kernels} <= files

@@ -2,7 +2,7 @@
 all woven from day74.nw) and the weave tools: chunks equal noweb's reading of
 the source; links within and across pages, back-links, index, Pygments,
 tidy; awkward input (one fixture each); facts and lesson boxes; plots and
-their tables; a seeded fuzz test of nw2md.py; tools/lit on a second module.
+their tables; a seeded fuzz test of nw2md.py; litkit on a second module.
 In headless Chromium at 375, 768 and 1280 px, light and dark, each page:
 layout, results tables, plots, WCAG AA contrast, copy buttons, anchors, no
 network, the print view. Checks of one table or plot look in all pages.
@@ -17,12 +17,15 @@ import os
 import pathlib
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 
 import pytest
+
+import litkit
 
 from conftest import FIXTURES, REPO, run
 
@@ -37,13 +40,14 @@ SHOTS = os.environ.get("PAGE_SHOTS")
 
 # ---- helpers: noweb's reading, a page's chunks, weaving, Chromium -----------
 WEAVE_FIXTURES = os.path.join(FIXTURES, "weave")
-NW2MD = os.path.join(REPO, "tools", "lit", "nw2md.py")
-WEAVE = os.path.join(REPO, "tools", "lit", "weave.sh")
+# The installed litkit's back end (run by a Python with Pygments) and weave.
+NW2MD = [sys.executable, os.path.join(litkit.DIR, "nw2md.py")]
+WEAVE = os.path.join(litkit.DIR, "weave.sh")
 NOWEB_LIB = os.environ.get("NOWEB_LIB", "/usr/lib/noweb")
 # Weaves find the fixtures' plots.
 WEAVE_ENV = {**os.environ, "SITE_EXTRA_RESOURCES":
              os.path.join(WEAVE_FIXTURES, "plots")}
-# A chunk as tools/lit/nw2md.py marks it up, uses as <a class="nwuse">.
+# A chunk as litkit's nw2md.py marks it up, uses as <a class="nwuse">.
 # (Chunks in a page's <script id="lit-chunks"> are JSON: \" never matches.)
 CHUNK = re.compile(r'<div class="nwchunk"[^>]*? data-chunk="([^"]*)".*?'
                    r'<pre class="nwcode[^"]*"><code>(.*?)</code></pre>', re.S)
@@ -571,7 +575,7 @@ def test_missing_and_unknown_facts(tmp_path):
     ("", ["-bogus"], 2, "unknown option")])
 def test_nw2md_rejects_bad_input(text, option, rc, needle):
     """Not a noweb pipeline: a clear error, exit 1; a bad option: exit 2."""
-    p = run([NW2MD, *option], input=text)
+    p = run([*NW2MD, *option], input=text)
     assert p.returncode == rc and needle in p.stderr
 
 
@@ -649,8 +653,8 @@ def fuzz(seed, count):
             path = os.path.join(tmp, "doc%d.nw" % n)
             pathlib.Path(path).write_text(document(rng), encoding="utf-8")
             p = run([os.environ.get("NOWEAVE", "noweave"), "-n", "-t",
-                     "-index", "-backend", os.path.relpath(NW2MD, REPO),
-                     path])   # noweave splits a backend path at spaces
+                     "-index", "-backend", " ".join(map(shlex.quote, NW2MD)),
+                     path])   # noweave splits the backend at spaces
             problems = (["nw2md exit %d: %s" % (p.returncode, p.stderr)]
                         if p.returncode else roundtrip(p.stdout, path))
             if n % 25 == 0 and not problems:   # now and then, a whole page
@@ -671,31 +675,25 @@ def test_fuzz_backend():
     assert not failures, "\n  ".join(failures[:5])
 
 
-# ---- a second module, woven and tangled by tools/lit alone ------------------
-# tools/lit must serve the next day's module as it is: a tiny one
-# (tests/fixtures/tiny) that shares nothing with Day 74 but that folder.
-LIT = os.path.join(REPO, "tools", "lit")
+# ---- a second module, woven and tangled by the installed litkit -----------
+# litkit must serve the next day's module as it is: a tiny one
+# (tests/fixtures/tiny, with its own template) that shares nothing with
+# Day 74 but the installed package (examples/day00 is a whole module).
+LIT = litkit.DIR
 
 
 @pytest.fixture(scope="module")
 def module(tmp_path_factory):
-    """A folder holding the tiny module and a copy of tools/lit only."""
+    """A folder holding the tiny module only."""
     d = str(tmp_path_factory.mktemp("day75") / "day75")
     shutil.copytree(os.path.join(FIXTURES, "tiny"), d)
-    shutil.copytree(LIT, os.path.join(d, "tools", "lit"),
-                    ignore=shutil.ignore_patterns("__pycache__"))
     return d
-
-
-def test_lit_names_nothing_of_day74():
-    for path in pathlib.Path(LIT).glob("*.*"):
-        assert not re.search(r"day ?74|matmul|pipelined_gemm",
-                             path.read_text(), re.I), path
 
 
 def test_tangle(module):
     """The roots check passes, the tangle is the C meant and it runs."""
-    sh, tangle = functools.partial(run, cwd=module), "tools/lit/tangle.sh"
+    sh = functools.partial(run, cwd=module)
+    tangle = os.path.join(LIT, "tangle.sh")
     assert sh([tangle, "--roots", "tiny.nw", "hello.c"]).returncode == 0
     p = sh([tangle, "--roots", "tiny.nw", "other.c"])
     assert p.returncode == 1 and "hello.c" in p.stderr
@@ -712,12 +710,12 @@ def test_gather_and_weave(module):
     """Facts gathered without a derive module, then a page woven with its
     own template: facts, .when text, chunks and the identifier index."""
     sh = functools.partial(run, cwd=module)
-    p = sh([sys.executable, "-m", "tools.lit.gather", "--schema",
+    p = sh([sys.executable, "-m", "litkit.gather", "--schema",
             "schema.tsv", "--evidence", "evidence", "--source-hash",
             "source.sha256", "--out", "build/facts.json"])
     assert p.returncode == 0 and "unused.one" in p.stderr, p.stderr
-    p = sh(["tools/lit/weave.sh", "tiny.nw", "build/facts.json",
-            "build/index.html"])
+    p = sh([os.path.join(LIT, "weave.sh"), "tiny.nw", "build/facts.json",
+            "build/index.html"], env={**os.environ, "SITE_DIR": "site"})
     assert p.returncode == 0, p.stderr
     html = pathlib.Path(module, "build", "index.html").read_text()
     assert re.search(r'data-fact="hello.ms"[^>]*>1\.23<', html)

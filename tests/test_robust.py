@@ -31,7 +31,8 @@ class Refs:
 
     def __init__(self, root):
         self.root = root
-        self.pristine = checkout(os.path.join(root, "pristine"))
+        self.pristine = checkout(os.path.join(root, "pristine"),
+                                 seed=["build/.deps-ok"])   # its venv
         self.refdir = self.copy("reference")
         t0 = time.monotonic()
         p = make(self.refdir, "tangle", "site", env={"TZ": FAR_TZ})
@@ -70,25 +71,35 @@ def refs(tmp_path_factory):
 
 def site_products(d):
     """The pages and temporary files in d/site, as paths relative to d."""
-    return [os.path.join("site", f) for f in os.listdir(os.path.join(
-        d, "site")) if (f.endswith(".html") and f != "template.html") or
-        TMP_RE.search(f)]
+    site = os.path.join(d, "site")   # made by the weave
+    return [os.path.join("site", f) for f in (
+        os.listdir(site) if os.path.isdir(site) else ()) if
+        f.endswith(".html") or TMP_RE.search(f)]
 
 
 def snapshot(d):
     """{rel: bytes} of make's products in d (build/, site/), no temporaries."""
     rels = [str(p.relative_to(d)) for top in ("build", "site/downloads")
-            for p in pathlib.Path(d, top).rglob("*") if p.is_file()]
+            for p in pathlib.Path(d, top).rglob("*") if p.is_file() and
+            p.parts[len(pathlib.Path(d).parts) + 1:][:1] not in (
+                ("venv",), ("venv.lock",))]
     return {rel: pathlib.Path(d, rel).read_bytes() for rel in
             rels + site_products(d) if not TMP_RE.search(
                 os.path.basename(rel))}
 
 
 def clean(d):
-    """Remove every product from d."""
+    """Remove every product from d but the set-up (build/venv, a link, and
+    its stamp build/.deps-ok)."""
     freeze(os.path.join(d, "build"), False)
-    for sub in ("build", "site/downloads"):
-        shutil.rmtree(os.path.join(d, sub), ignore_errors=True)
+    for sub in ["site/downloads"] + [os.path.join("build", x) for x in (
+            os.listdir(os.path.join(d, "build")) if os.path.isdir(
+                os.path.join(d, "build")) else ()) if x not in (
+                "venv", "venv.lock", ".deps-ok")]:
+        path = os.path.join(d, sub)
+        shutil.rmtree(path, ignore_errors=True) if os.path.isdir(path) and \
+            not os.path.islink(path) else pathlib.Path(path).unlink(
+                missing_ok=True)
     for rel in site_products(d):
         os.remove(os.path.join(d, rel))
 
@@ -139,9 +150,11 @@ def aftermath(d, old, new=None):
 
 
 def freeze(path, on=True):
-    """chattr -R +i path (on) or -i (off); True when it worked."""
+    """chattr +i (on) or -i (off) path and all in it but links (such as a
+    scratch copy's build/venv); True when it worked."""
     return bool(shutil.which("chattr")) and os.path.exists(path) and \
-        run(["chattr", "-R", "+i" if on else "-i", path]).returncode == 0
+        run(["find", path, "!", "-type", "l", "-exec", "chattr",
+             "+i" if on else "-i", "{}", "+"]).returncode == 0
 
 
 # ---- missing tools ----------------------------------------------------------
@@ -321,7 +334,7 @@ def test_read_only(refs):
                         aftermath(d, old, new))
 
     clean(d)
-    os.makedirs(os.path.join(d, "build"))
+    os.makedirs(os.path.join(d, "build"), exist_ok=True)
     case("empty build/", refs.old)
     assert make(d, "tangle", "site").returncode == 0
     new, old = refs.refs_for(toggle_edit(d))
@@ -336,7 +349,7 @@ def test_page_has_no_build_date(refs):
                    if p.startswith("site/") and p.endswith(".html"))
     allowed = refs.old.get("build/facts.json", b"").decode() + "".join(
         pathlib.Path(refs.refdir, rel).read_text(encoding="utf-8")
-        for rel in ("day74.nw", "site/template.html"))
+        for rel in ("day74.nw", "litkit/litkit/theme/template.html"))
     months = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
     pats = [r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?Z?)?",
             r"\b\d{4}/\d{2}/\d{2}\b", r"\b\d{1,2}:\d{2}:\d{2}\b",

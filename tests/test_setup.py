@@ -15,6 +15,8 @@ import time
 
 import pytest
 
+import litkit
+
 from conftest import MAKE_ENV, REPO, checkout, make, run, sources
 
 GOALS = [[], ["check"], ["sm80-check"], ["site"]]
@@ -65,8 +67,9 @@ def test_setup_before_the_goal(tmp_path, goal, pip):
     cuobjdump (make, check, sm80-check) have it installed first."""
     d = checkout(str(tmp_path / "c"))
     log = tmp_path / "log"
-    script(f"{d}/tools/setup.sh", f'echo "setup $*" >> {log}; exit 1\n')
-    real = pathlib.Path(d, "tools/lit/tangle.sh")
+    script(f"{d}/litkit/litkit/setup.sh",
+           f'echo "setup $*" >> {log}; exit 1\n')
+    real = pathlib.Path(d, "litkit/litkit/tangle.sh")
     real.rename(real.with_suffix(".real"))
     script(real, f'echo tangle >> {log}; exec "$0.real" "$@"\n')
     p = make(d, *goal)
@@ -75,27 +78,34 @@ def test_setup_before_the_goal(tmp_path, goal, pip):
         "setup --if-root" + " --no-pip" * (not pip)]
 
 
-def venv_with(tmp_path, pip):
-    """A copy whose toolkit lacks cuobjdump and whose build/venv/bin/pip is
-    pip (a path)."""
+# NVIDIA's packages in the real build/venv (where the toolkit lacks them).
+NVIDIA = sorted(pathlib.Path(REPO, "build/venv").glob(
+    "lib/python3*/site-packages/nvidia*"))
+
+
+def venv_with(tmp_path, nvidia):
+    """A copy whose toolkit lacks cuobjdump, with a copy of the real
+    build/venv (litkit installed), NVIDIA's packages in it or not."""
     d = checkout(str(tmp_path / "c"))
     script(f"{d}/tools/compile/find-tool.sh", "echo \"$1\"; exit 1\n")
-    os.makedirs(f"{d}/build/venv/bin")
-    os.symlink(pip, f"{d}/build/venv/bin/pip")
+    shutil.copytree(os.path.join(REPO, "build/venv"), f"{d}/build/venv",
+                    symlinks=True, ignore=None if nvidia else
+                    shutil.ignore_patterns("nvidia*"))
     return d
 
 
 def test_pip_settings_cannot_misdirect_setup(tmp_path):
     """PIP_USER=1, PIP_TARGET, PIP_REQUIRE_VIRTUALENV=0 (pip.conf's too)
     cannot send the cuobjdump install elsewhere: setup succeeds and stamps
-    (the real venv's pip; its packages are there, so no registry is asked)."""
-    pip = os.path.join(REPO, "build/venv/bin/pip")
-    if not os.path.exists(pip):
-        pytest.skip("no build/venv here: the toolkit has cuobjdump")
-    d = venv_with(tmp_path, pip)
+    (a copy of the real venv; its packages are there, so no registry is
+    asked)."""
+    if not NVIDIA:
+        pytest.skip("no NVIDIA packages in build/venv: the toolkit has "
+                    "cuobjdump")
+    d = venv_with(tmp_path, True)
     pathlib.Path(tmp_path, "pip.conf").write_text("[install]\nuser = true\n")
-    p = run(["tools/setup.sh", "--if-root"], cwd=d, env={
-        **os.environ, "PIP_USER": "1", "PIP_TARGET": str(tmp_path / "t"),
+    p = make(d, "setup", env={
+        "PIP_USER": "1", "PIP_TARGET": str(tmp_path / "t"),
         "PIP_CONFIG_FILE": str(tmp_path / "pip.conf"), "PIP_NO_INDEX": "1"})
     assert p.returncode == 0 and "could not install" not in p.stderr, \
         p.stderr
@@ -106,13 +116,14 @@ def test_pip_settings_cannot_misdirect_setup(tmp_path):
 def test_no_stamp_after_a_failed_install(tmp_path):
     """A failed pip install: make goes on but writes no stamp, so the next
     make tries again; make setup fails (exit 2)."""
-    d = venv_with(tmp_path, shutil.which("false"))
+    d = venv_with(tmp_path, False)
     for _ in range(2):
-        p = make(d, "check", "CHECKS=stale-evidence")
+        p = make(d, "check", "CHECKS=stale-evidence",
+                 env={"PIP_NO_INDEX": "1"})
         assert p.returncode == 0 and "could not install" in p.stderr, \
             p.stderr
         assert not os.path.exists(f"{d}/build/.deps-ok")
-    assert run(["tools/setup.sh"], cwd=d).returncode == 2
+    assert make(d, "setup", env={"PIP_NO_INDEX": "1"}).returncode == 2
     assert not os.path.exists(f"{d}/build/.deps-ok")
 
 
@@ -263,7 +274,8 @@ def test_pandoc3_figures(tmp_path):
         pytest.skip("no pandoc 3 here: build/venv/bin/pip install "
                     "pypandoc-binary (or PANDOC3=/path/to/pandoc) gives one")
     out = tmp_path / "index.html"
-    p = run(["tools/lit/weave.sh", "day74.nw", "build/facts.json", str(out)],
+    p = run([os.path.join(litkit.DIR, "weave.sh"), "day74.nw",
+             "build/facts.json", str(out)],
             env={**os.environ, "PANDOC": p3, "WEAVE_MD": str(tmp_path / "md"),
                  "SITE_EXTRA_RESOURCES": "build/plots"})
     assert p.returncode == 0, p.stderr

@@ -1,5 +1,5 @@
 """Tangling and building in scratch copies seeded with the real build (so
-nothing up to date is rebuilt); make where users break it (issue 13); tools/lit
+nothing up to date is rebuilt); make where users break it (issue 13); litkit
 on awkward prose from any folder; the program's exit codes without a GPU."""
 
 import os
@@ -11,6 +11,8 @@ import tempfile
 import time
 
 import pytest
+
+import litkit
 
 from conftest import FIXTURES, REPO, checkout, is_git, make, run
 
@@ -187,11 +189,11 @@ def test_unescaped_shift_pair_caught(tmp_path):
     src, out = tmp_path / "shift.nw", tmp_path / "shift.c"
     code = "int f(int a, int b) { return a %s 2 | b >> 1; }\n"
     src.write_text("Doc.\n<<shift.c>>=\n" + code % "<<" + "@\n")
-    p = tool(REPO, "tangle.sh", src, "shift.c", out)
+    p = tool(os.path.dirname(litkit.DIR), "tangle.sh", src, "shift.c", out)
     assert p.returncode != 0, "a << ... >> pair read as a chunk use passed"
     assert not out.exists(), "a failed tangle left an output"
     src.write_text("Doc.\n<<shift.c>>=\n" + code % "@<<" + "@\n")
-    p = tool(REPO, "tangle.sh", src, "shift.c", out)
+    p = tool(os.path.dirname(litkit.DIR), "tangle.sh", src, "shift.c", out)
     assert p.returncode == 0, p.stderr
     assert out.read_text() == code % "<<"
 
@@ -261,7 +263,8 @@ def test_clean_with_other_goals(tmp_path):
                  ["-j3", "site", "clean"]):
         assert make(d, *args).returncode == 0, args
         assert (differ(d) == []) if args[-1] != "clean" else not (
-            (d / "build").exists() or (d / "site/index.html").exists()), args
+            set(os.listdir(d / "build")) - {"venv", "venv.lock"} or
+            (d / "site/index.html").exists()), args   # the set-up stays
         assert args[-1] != "all" or run([d / BIN, "--help"]).returncode == 0
 
 
@@ -353,17 +356,15 @@ NAMES = ["plain", "a b", "sh'\"$&;|*?()`<x>\\t\\", "url#x%20y?a=b&c=:d",
 
 
 def tool(d, name, *args):
-    """Run tools/lit/NAME of the copy in folder d."""
-    return run([os.path.join(d, "tools", "lit", name), *map(str, args)])
+    """Run litkit's NAME of the copy in folder d."""
+    return run([os.path.join(d, "litkit", name), *map(str, args)])
 
 
 def lay_out(d, text):
-    """Fill folder d for tools/lit; returns `a doc.nw`, holding text."""
-    for sub, *skip in (("tools/lit", "__pycache__"),
-                       ("site", "index.html", "lab.html", "program.html",
-                        "downloads")):
-        shutil.copytree(os.path.join(REPO, sub), d / sub,
-                        ignore=shutil.ignore_patterns(*skip))
+    """Fill folder d with a copy of the installed litkit (as a checkout in
+    d would hold it); returns `a doc.nw`, holding text."""
+    shutil.copytree(litkit.DIR, d / "litkit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(os.path.join(FIXTURES, "tangle", "fig.svg"), d)
     (d / "a doc.nw").write_text(text)
     return d / "a doc.nw"
@@ -442,3 +443,70 @@ def test_exit(request, args, rc, out, not_out, err, not_err):
         assert text not in p.stderr.lower(), text
     for text in not_out or []:
         assert text not in "\n" + p.stdout, text
+
+
+# ---- litkit: the course's package names nothing of Day 74 ------------------
+# Day 74's names: the day, its program's files and symbols, what it
+# teaches, its own tools: a new day must not find them in the package.
+DAY74_NAMES = re.compile(
+    r"day[ _-]?74|pipelined[ _]gemm|blocked_gemm|wide_gemm|sgemm|matmul|"
+    r"cp\.async|memcpy_async|cuda::pipeline|async cop|ldgsts|cuobjdump|"
+    r"nvdisasm|tools/(lit|gpu|compile|facts|plots|model|manifest)\b|"
+    r"evidence-gpu|sm80-check|stage-limits", re.I)
+
+
+def test_litkit_names_nothing_of_day74():
+    """No file of litkit/ (the package's source) names Day 74, its program
+    or its tools; the grep finds a planted name, so it can fail."""
+    files = [p for p in pathlib.Path(REPO, "litkit").rglob("*")
+             if p.is_file() and "__pycache__" not in p.parts]
+    assert len(files) >= 20, files
+    hits = [f"{p.relative_to(REPO)}:{n}: {line.strip()}" for p in files
+            for n, line in enumerate(p.read_text(encoding="utf-8")
+                                     .splitlines(), 1)
+            if DAY74_NAMES.search(line)]
+    assert hits == []
+    assert DAY74_NAMES.search("make DAY74_NO_SETUP=1 with cp.async")
+
+
+def test_litkit_installed_is_the_source():
+    """make installed litkit/ into build/venv: the version of its
+    pyproject.toml, every file of the package as in the source."""
+    src = pathlib.Path(REPO, "litkit")
+    version = re.search(r'^version = "([^"]+)"',
+                        (src / "pyproject.toml").read_text(), re.M)
+    assert version and litkit.__version__ == version.group(1)
+    assert pathlib.Path(litkit.DIR).is_relative_to(
+        pathlib.Path(REPO, "build", "venv")), litkit.DIR
+    for p in (src / "litkit").rglob("*"):
+        if p.is_file() and "__pycache__" not in p.parts:
+            got = pathlib.Path(litkit.DIR, p.relative_to(src / "litkit"))
+            assert got.read_bytes() == p.read_bytes(), got
+            assert os.access(got, os.X_OK) == os.access(p, os.X_OK), got
+
+
+def test_example_module_copies_nothing():
+    """examples/day00 uses litkit and copies nothing: none of its files
+    shares three consecutive lines (of more than a few characters) with a
+    file outside examples/."""
+    def windows(text):
+        lines = [l.strip() for l in text.splitlines() if len(l.strip()) > 12]
+        return {tuple(lines[i:i + 3]) for i in range(len(lines) - 2)}
+    mine = [p for p in pathlib.Path(REPO, "examples", "day00").rglob("*")
+            if p.is_file() and not {"build", "site", "__pycache__"} & set(
+                p.relative_to(REPO).parts)]
+    assert len(mine) >= 4, mine
+    p = run(["git", "ls-files", "-z"])
+    if p.returncode:
+        pytest.skip("not a git checkout")
+    seen = set()
+    for rel in p.stdout.split("\0"):
+        if rel and not rel.startswith("examples/") and \
+                os.path.isfile(os.path.join(REPO, rel)):
+            try:
+                seen |= windows(pathlib.Path(REPO, rel).read_text())
+            except UnicodeDecodeError:
+                continue
+    copied = {str(f.relative_to(REPO)): sorted(windows(f.read_text()) & seen)
+              for f in mine}
+    assert {f: w for f, w in copied.items() if w} == {}

@@ -28,7 +28,7 @@ except ImportError:   # Python < 3.11: the tomli package, if installed
     except ImportError:
         tomllib = None
 
-from tools.lit import litlib
+from litkit import litlib
 
 PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                     "manifest.toml")

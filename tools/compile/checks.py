@@ -32,7 +32,7 @@ from collections import Counter
 
 from tools import manifest
 from tools.facts import derive
-from tools.lit import litlib
+from litkit import litlib
 
 KERNELS = {"piped": "matmulTilePiped", "sync": "matmulTileSync",
            "blocked_piped": "matmulBlockedPiped",
@@ -651,7 +651,7 @@ def main(argv=None):
     e.add_argument("--cuobjdump")
     e.add_argument("--source-hash", required=True)
     e.add_argument("--source-tokens", required=True,
-                   help="build/source.tokens: tools/lit/tokens.py's digest")
+                   help="build/source.tokens: litkit/tokens.py's digest")
     e.add_argument("--out-dir", default="evidence")
     for q in (p, s, e):
         q.add_argument("--dir", required=True)

@@ -1,6 +1,6 @@
 """derive: Day 74's derived facts and every verdict on its predictions.
 
-tools/lit/gather.py calls derive() (--derive tools.facts.derive). Each put()
+litkit/gather.py calls derive() (--derive tools.facts.derive). Each put()
 line is one fact: its name, the facts it reads, how it is computed from
 their unrounded values; missing inputs, no fact ("not yet measured").
 Verdicts are tokens, their sentences are in day74.nw: held / failed; no
@@ -165,7 +165,7 @@ def cited(path=CITED):
 
 def derive(facts, evidence):
     """{name: (value, inputs)} computed from facts ({name: Fact}) and the
-    evidence list (objects with .meta and .stale); see tools/lit/gather.py.
+    evidence list (objects with .meta and .stale); see litkit/gather.py.
     """
     out, m = {}, manifest.load()
     settings = list(m.residency.groups)

@@ -5,7 +5,7 @@
 # tools/gpu/evidence-gpu.sh into /tmp/ev, packs it into OUTDIR/evidence.tgz.
 set -u
 outdir=$1
-export DAY74_NO_SETUP=1
+export LIT_NO_SETUP=1
 mkdir -p /tmp/nw
 deb=$(ls .devtools/noweb_*.deb | head -n 1)
 dpkg -x "$deb" /tmp/nw 2>/dev/null ||

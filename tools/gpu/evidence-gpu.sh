@@ -12,14 +12,16 @@
 # prints each step's command instead of running it (no GPU needed).
 set -u
 out=${1:-evidence}
-manifest=$("${PYTHON:-python3}" -B -m tools.manifest sh) ||
+MAKE=${MAKE:-make}
+# The tools run in build/venv, where make installs litkit (its set-up).
+[ -x build/venv/bin/python ] || "$MAKE" --no-print-directory deps >&2
+manifest=$(build/venv/bin/python -B -m tools.manifest sh) ||
     { echo "evidence-gpu: cannot read tools/manifest.toml" >&2; exit 1; }
 eval "$manifest"
 dry=${EVIDENCE_DRY_RUN:-}
 [ -n "$dry" ] || mkdir -p "$out"
 ARCH_DEFAULT=sm_80
 BIN=build/$ARCH_DEFAULT-2stages/pipelined_gemm
-MAKE=${MAKE:-make}
 failed=()
 
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null |

@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 from tools import manifest
-from tools.lit import litlib
+from litkit import litlib
 
 CANNOT_RUN = (3, 4)
 # stages.csv column: (run CSV column, or provenance key when meta is true)

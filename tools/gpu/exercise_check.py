@@ -36,7 +36,7 @@ from collections import Counter
 
 from tools import manifest
 from tools.compile import checks
-from tools.lit import litlib
+from litkit import litlib
 from tools.model import check as model
 
 CHUNK = "<<exercise: your pipelined main loop>>="

@@ -3,7 +3,7 @@
 Usage: python3 -m tools.gpu.gpu_facts [EVIDENCE_DIR]   (default: evidence)
 
 Reads EVIDENCE_DIR/gpu-<gpu>-*.{txt,csv} of each GPU there, writes
-EVIDENCE_DIR/gpu-<gpu>.facts.json (atomically) for tools/lit/gather.py;
+EVIDENCE_DIR/gpu-<gpu>.facts.json (atomically) for litkit/gather.py;
 and, when there, the manifest's lab folder EVIDENCE_DIR/<lab.dir>/ (one
 call's open points, tools/gpu/lab_facts.py) as EVIDENCE_DIR/<lab.dir>
 .facts.json.
@@ -24,8 +24,8 @@ import sys
 
 from tools import manifest
 from tools.gpu import lab_facts
-from tools.lit import litlib
-from tools.lit.litlib import read_stamped_csv as read_csv, read_text as read
+from litkit import litlib
+from litkit.litlib import read_stamped_csv as read_csv, read_text as read
 
 # run CSV column -> fact <prefix>.<n>.<fact>
 ROW_COLUMNS = {c: c.replace("_median", "") for c in (

@@ -35,8 +35,8 @@ import re
 import statistics
 
 from tools import manifest
-from tools.lit import litlib
-from tools.lit.litlib import read_stamped_csv as read_csv, read_text as read
+from litkit import litlib
+from litkit.litlib import read_stamped_csv as read_csv, read_text as read
 
 KIT_CSV = "A_times_p[0-9].csv"          # one process each (not p4_8192)
 LDS_NCU = "kit/B_ncu_w*.txt"

@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import sys
 
-from tools.lit import litlib
+from litkit import litlib
 from tools.model import check as model
 
 

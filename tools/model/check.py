@@ -119,7 +119,7 @@ import subprocess
 import sys
 
 from tools import manifest
-from tools.lit import litlib
+from litkit import litlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAUNCH = re.compile(r"\b([A-Za-z_]\w*)\s*<<<(.*?)>>>\s*\(")

@@ -6,11 +6,11 @@ For NAME in gflops, residency and stages writes, each atomically,
 OUTDIR/NAME.svg (wide: 720 units, 13-unit text, for a column of 39rem or
 more), OUTDIR/NAME-narrow.svg (phones: 360 units) and OUTDIR/NAME.values.tsv
 (the plotted numbers: a header line, then a row per point, "?" where a
-kernel did not run). Every number is a fact of FACTS.json (tools/lit/
+kernel did not run). Every number is a fact of FACTS.json (litkit/
 gather.py) as the page prints it; nothing here computes one. Without GPU
 facts (gpu.name) each drawing is a placeholder, with a warning, so the page
 still builds. Colours follow the page's scheme: black is currentColor, any
-other #rrggbb var(--plot-rrggbb, #rrggbb) (site/style.css: dark twins).
+other #rrggbb var(--plot-rrggbb, #rrggbb) (litkit/theme/style.css: dark twins).
 The output depends on no user setting: matplotlib's own defaults
 (rcdefaults), its SVG canvas without pyplot, a fresh MPLCONFIGDIR, ids from
 a fixed salt per file, no date. Exit: 0 drawn; 1 a fact missing or not a
@@ -26,7 +26,7 @@ import sys
 import tempfile
 
 from tools import manifest
-from tools.lit import litlib
+from litkit import litlib
 
 BLUE, ORANGE, GREY = "#1b6ac9", "#d9541e", "#888888"
 STATIC_SMEM_KIB = 48   # CUDA's limit on static shared memory per block

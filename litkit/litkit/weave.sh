@@ -1,12 +1,14 @@
 #!/bin/sh
-# tools/lit/weave.sh SOURCE.nw FACTS.json OUTPUT.html
+# weave.sh (litkit) SOURCE.nw FACTS.json OUTPUT.html
 #
 # noweave with the nw2md.py back end (Markdown), then pandoc: once to split
 # the document into its pages (pages.lua: the source's lit-pages metadata
 # and page=NAME marks on headings; one page without them), then once per
 # page with pages.lua, facts.lua (values from FACTS.json, by gather.py),
 # divs.lua (lesson boxes) and page.lua, the template and stylesheet of
-# SITE_DIR (default: site/ beside tools/), all embedded in each page.  The
+# SITE_DIR (default: theme/ beside this script), all embedded in each page;
+# the template's $lit-source$ is SOURCE's file name and $lit-version$ the
+# package's version (LIT_VERSION, else read from __init__.py).  The
 # first page is OUTPUT.html; page NAME is NAME.html beside it.  The whole
 # Markdown is kept as $WEAVE_MD (default OUTPUT.md).  WEAVE_PAGES="a b ..."
 # (optional) is the list of pages the caller expects: another list in the
@@ -24,7 +26,9 @@ if [ $# -ne 3 ]; then
 fi
 src=$1 facts=$2 out=$3
 here=$(dirname "$0")
-site=${SITE_DIR:-$here/../../site}
+site=${SITE_DIR:-$here/theme}
+version=${LIT_VERSION:-$(sed -n 's/^__version__ = "\(.*\)"$/\1/p' \
+  "$here/__init__.py")}
 NOWEAVE=${NOWEAVE:-noweave} PANDOC=${PANDOC:-pandoc}
 for f in "$src" "$facts" "$site/template.html" "$site/style.css"; do
   [ -r "$f" ] || { echo "$0: cannot read $f" >&2; exit 1; }
@@ -66,8 +70,13 @@ if ! grep -q '^@ %def ' "$work/in.nw"; then
        "with noweave -autodefs c" >&2
 fi
 # -t keeps tabs as tabs, -index runs finduses and noidx, -n drops the wrapper.
+# The back end runs with LIT_PYTHON (default /usr/bin/python3: Pygments).
+py=${LIT_PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
+printf '#!/bin/sh\nexec "%s" lit/nw2md.py "$@"\n' "$(abs "$py" |
+  sed 's/[\\"$`]/\\&/g')" > "$work/nw2md"
+chmod +x "$work/nw2md"
 (cd "$work" && NW2MD_SOURCE=$src "$NOWEAVE" -n -t $defs -index \
-  -backend lit/nw2md.py in.nw) > "$mdtmp" 2> "$work/err" || rc=1
+  -backend ./nw2md in.nw) > "$mdtmp" 2> "$work/err" || rc=1
 S=$src awk '{ if (index($0, "in.nw:") == 1)
   $0 = ENVIRON["S"] substr($0, 6); print }' "$work/err" >&2
 ! grep -q 'unescaped << in documentation' "$work/err" || { rc=1; echo \
@@ -129,6 +138,7 @@ for name in $pages; do
     --preserve-tabs --template site/template.html --css style.css \
     --self-contained --metadata-file facts.json --resource-path=site:src:extra \
     -M lit-page="$name" -M lit-first-file="$(basename "$out")" \
+    -M lit-source="$(basename "$src")" -M lit-version="$version" \
     --lua-filter lit/pages.lua --lua-filter lit/facts.lua \
     --lua-filter lit/divs.lua --lua-filter lit/page.lua --mathml \
     --toc --toc-depth=2 -o "$t") 2> "$work/err.$v" &

@@ -11,13 +11,13 @@
  * shown.
  *
  * A chunk that has parts on other pages woven from the same source (see
- * tools/lit/pages.lua) is read, all its parts, from the JSON list of chunk
+ * pages.lua) is read, all its parts, from the JSON list of chunk
  * HTML in <script id="lit-chunks">, instead of from this page.
  *
  * window.lessonPage.tangle(NAME) returns the text a chunk's button copies;
  * the page's tests compare it (and the clipboard) with notangle.
  *
- * A table with a phone layout (tools/lit/page.lua: table-wide with its
+ * A table with a phone layout (page.lua: table-wide with its
  * transposed copy, or table-cards) that does not fit its wrapper gets the
  * class "too-narrow" on the wrapper, which shows the phone layout; checked
  * again when the window's width changes.  Without JavaScript such a table

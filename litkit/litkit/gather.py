@@ -1,6 +1,6 @@
 """gather: the measured facts of a lesson, as pandoc metadata.
 
-Usage: python3 -m tools.lit.gather --schema SCHEMA.tsv --evidence DIR
+Usage: python3 -m litkit.gather --schema SCHEMA.tsv --evidence DIR
            --source-hash FILE --out FACTS.json [--derive MODULE]
            [--token-hash FILE --same-text SOURCES.tsv]
 
@@ -16,7 +16,7 @@ is, "{:.1f} %" a Python format, "A|B" a boolean. OUT (written atomically):
 {"facts_schema": {name: description}, "facts": {name: {"text", "from",
 "stale"}}}. Evidence is current when its source_sha256 is --source-hash's,
 or its meta.source_tokens (the token digest of the sources it measured,
-tools/lit/tokens.py) is --token-hash's, or SOURCES.tsv (RAW<TAB>TOKENS<TAB>
+litkit/tokens.py) is --token-hash's, or SOURCES.tsv (RAW<TAB>TOKENS<TAB>
 REVISION lines, for evidence from before meta.source_tokens) gives its
 sha256 that digest: a layout-only edit never stales a number.
 
@@ -37,7 +37,7 @@ import re
 import string
 import sys
 
-from tools.lit import litlib
+from litkit import litlib
 
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_]*(?:\.[a-z0-9_]+)*$")
 DERIVED = "derived"

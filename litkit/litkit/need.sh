@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/lit/need.sh COMMAND PACKAGE [apt|pip|cuda] | (COMMAND PACKAGE HOW)...:
+# need.sh (litkit) COMMAND PACKAGE [apt|pip|cuda] | (COMMAND PACKAGE HOW)...:
 # exit 0 when each COMMAND is on PATH (or an executable path); else name the
 # package that gives it and the command that installs it, and exit 1.
 set -eu

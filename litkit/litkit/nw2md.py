@@ -1,7 +1,6 @@
-#!/usr/bin/python3
 """nw2md: a noweave back end that writes Pandoc Markdown.
 
-Use: noweave -n -t -index -backend tools/lit/nw2md.py lesson.nw > lesson.md
+Use: noweave -n -t -index -backend 'python3 nw2md.py' lesson.nw > lesson.md
 
 Reads noweb's pipeline on standard input. Documentation passes through as
 Markdown, [[quoted code]] as inline code (chunk uses linked as in code).

@@ -1,6 +1,6 @@
 """tokens: the sha256 of C, C++ and CUDA sources' token streams.
 
-Usage: python3 -m tools.lit.tokens FILE...    prints the hex digest
+Usage: python3 -m litkit.tokens FILE...    prints the hex digest
 
 Comments, white space and line breaks do not count (except the end of a
 preprocessor directive, which ends it), and adjacent string literals count
@@ -8,7 +8,7 @@ as the one literal they are (C11 5.1.1.2, translation phase 6): re-flowing
 code or splitting a string changes nothing, any other edit changes the
 digest. Evidence is stamped with the sha256 of the exact text it was
 measured from; evidence/sources.tsv (written by `make record-sources`)
-gives such a text's token digest, so that tools/lit/gather.py counts a
+gives such a text's token digest, so that litkit/gather.py counts a
 later text that differs from it only in layout as the text measured.
 Exit: 0 printed; 1 a FILE cannot be read (the error is printed); 2 usage.
 """

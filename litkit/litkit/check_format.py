@@ -1,9 +1,10 @@
-#!/usr/bin/env python3
-"""check-format FILE...: tangled C/CUDA fits 80 columns and .clang-format.
+"""check_format FILE...: tangled C/CUDA fits 80 columns and the style.
 
+Usage: python3 -m litkit.check_format [--style FILE] FILE...
 Reports lines over 80 columns (tabs to stops of 8) and hunks that
 clang-format (CLANG_FORMAT, default clang-format-14, else clang-format)
-changes under the repository's .clang-format (--style FILE), #pragma
+changes under the style (--style FILE; default: this package's
+clang-format file, the course's C/CUDA style), #pragma
 indentation aside (noweb indents them with the chunk's use). Exit: 0
 clean; 1 a problem; 2 usage, a missing file, or clang-format failing.
 """
@@ -15,8 +16,8 @@ import shutil
 import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+STYLE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                     "clang-format")
 LIMIT = 80
 
 
@@ -52,12 +53,12 @@ def problems(path, binary, style):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+", metavar="FILE")
-    ap.add_argument("--style", default=os.path.join(ROOT, ".clang-format"))
+    ap.add_argument("--style", default=STYLE)
     args = ap.parse_args()
     binary = shutil.which(os.environ.get("CLANG_FORMAT", "clang-format-14")) \
         or shutil.which("clang-format")
     if not binary or not os.path.isfile(args.style):
-        print("check-format: no clang-format (apt-get install clang-format-14)"
+        print("check_format: no clang-format (apt-get install clang-format-14)"
               f" or no style file {args.style}", file=sys.stderr)
         return 2
     bad = 0
@@ -65,11 +66,11 @@ def main():
         try:
             report = problems(path, binary, args.style)
         except (OSError, UnicodeDecodeError, RuntimeError) as err:
-            print(f"check-format: {err}", file=sys.stderr)
+            print(f"check_format: {err}", file=sys.stderr)
             return 2
         bad += bool(report)
         print("\n".join(report), end="\n" if report else "")
-    print(f"check-format: {len(args.files)} files, {bad} with problems",
+    print(f"check_format: {len(args.files)} files, {bad} with problems",
           file=sys.stderr if bad else sys.stdout)
     return 1 if bad else 0
 

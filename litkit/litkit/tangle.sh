@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/lit/tangle.sh [-L] SOURCE ROOT OUTPUT | --roots SOURCE ROOT... |
+# tangle.sh (litkit) [-L] SOURCE ROOT OUTPUT | --roots SOURCE ROOT... |
 #                     --all SOURCE OUTDIR ROOT...
 #
 # Tangles root chunk ROOT of the noweb file SOURCE into OUTPUT like noweb's

@@ -38,7 +38,7 @@ lit-pages: the second only, from the Markdown):
                  the code of every chunk that a chunk on the page uses, at any
                  depth, but that has parts on other pages, as a JSON list of
                  the chunks' HTML in <script type="application/json"
-                 id="lit-chunks"> (site/page.js tangles from it).
+                 id="lit-chunks"> (theme/page.js tangles from it).
 Errors (exit through pandoc): "pages.lua: ..." naming the page, heading or
 "#id" at fault.
 ]]

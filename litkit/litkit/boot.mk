@@ -1,0 +1,59 @@
+# boot.mk (litkit): what a module's Makefile includes first, from litkit's
+# source (LIT_SRC), since it installs the package: the user's variables,
+# quoting and refusals, then the set-up (setup.sh: the Debian packages,
+# build/venv with litkit installed, the module's Python packages), run while
+# make reads the Makefile, before any goal needs what it installs. LIT is
+# then the installed package's folder (relative), whose lit.mk the module
+# includes once it has set its variables.
+#
+# The module sets before: LIT_SRC (litkit's source folder); optionally
+# USER_VARS (taken from the command line only), LIT_APT, LIT_PIP,
+# LIT_PIP_UNLESS (see setup.sh), LIT_PIP_GOALS (the goals that need
+# LIT_PIP; default: all), LIT_SETUP_DEPS (files whose change runs the set-up
+# again), NOBUILD_GOALS (goals that build nothing, beside clean help setup).
+
+# ---- the user's variables: only from the command line (make CC=clang) -----
+USER_VARS += PYTHON
+$(foreach v,$(sort $(USER_VARS)),$(if $(filter environment,$(origin $v)),$(if \
+  $(MAKE_RESTARTS)$(filter-out 0,$(MAKELEVEL)),,$(warning note: ignoring $v \
+  from the environment; give it on the command line: make $v=...))$(eval \
+  undefine $v)))
+# The system Python, from which build/venv is made with its site packages.
+PYTHON ?= $(or $(wildcard /usr/bin/python3),python3)
+VENV   := build/venv
+# The venv's Python, which runs every tool. -E -s: no PYTHONPATH,
+# PYTHONIOENCODING..., no user site: nothing of the user's reaches a tool.
+PY     := $(VENV)/bin/python -B -E -s
+sq = '$(subst ','\'',$1)'# a path quoted for the shell, whatever it holds
+# The goals given, but those that build nothing.
+BUILDING := $(filter-out clean help setup $(NOBUILD_GOALS),$(or \
+  $(MAKECMDGOALS),all))
+# $(call refuse,VAR,CASE-PATTERN,HINT): stop when VAR's value cannot work.
+refuse = $(if $(BUILDING),$(if $(shell case $(call sq,$($1)) in ($2) ;; \
+  (*) echo x;; esac),$(error $1=$($1) cannot work: $3)))
+
+# ---- set-up: once, and again when setup.sh, LIT_SETUP_DEPS or litkit change
+SETUP := LIT_APT=$(call sq,$(LIT_APT)) LIT_PIP=$(call sq,$(LIT_PIP)) \
+  LIT_PIP_UNLESS=$(call sq,$(LIT_PIP_UNLESS)) LIT_SRC=$(call sq,$(LIT_SRC)) \
+  PYTHON=$(call sq,$(PYTHON)) $(call sq,$(LIT_SRC))/litkit/setup.sh
+SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
+  $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
+  q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
+  for f in $(call sq,$(LIT_SRC))/litkit/setup.sh $(LIT_SETUP_DEPS); do [ \
+  build/.deps-ok -nt "$$f" ] || echo deps; done; [ -f \
+  $(VENV)/.litkit-installed ] && [ -z "$$(find $(call sq,$(LIT_SRC)) -type f \
+  -newer $(VENV)/.litkit-installed | head -n 1)" ] || echo lit))
+ifneq ($(SETUP_DUE),)
+$(shell $(SETUP) --if-root $(if $(filter deps,$(SETUP_DUE)),$(if $(filter \
+  $(or $(LIT_PIP_GOALS),all),$(or $(MAKECMDGOALS),all)),,--no-pip),\
+  --lit-only) >&2)
+$(if $(filter 0,$(.SHELLSTATUS)),,$(error set-up failed (its message is \
+  above); make stopped before anything needs the missing parts))
+endif
+# The installed litkit's folder (shell tools, filters, theme, lit.mk);
+# before any set-up (make -n, make clean in a fresh clone): its source.
+LIT := $(or $(shell $(VENV)/bin/python -E -s -c 'import os, litkit; \
+  print(os.path.relpath(litkit.DIR))' 2>/dev/null),$(LIT_SRC)/litkit)
+ifeq ($(wildcard $(VENV)/bin/python),)
+PY := PYTHONPATH=$(call sq,$(LIT_SRC)) $(PYTHON) -B -s
+endif

@@ -1,0 +1,152 @@
+# lit.mk (litkit): the make rules of a literate module (one noweb source
+# holding its lesson and its program), from the installed package: a
+# module's Makefile includes boot.mk (the set-up; it defines LIT), sets
+# its variables, then includes $(LIT)/lit.mk. The variables:
+#   NW          the noweb source (day00.nw)
+#   ROOTS       its root chunks: each tangled to build/ROOT (with #line
+#               directives) and build/clean/ROOT (without: what objects
+#               depend on, so a prose edit recompiles nothing)
+#   HASHED      the roots the source hash covers (default: ROOTS)
+#   HASH_MACRO  the macro build/source_hash.h defines as that sha256
+#   PAGES       the pages the source declares (lit-pages; default: index)
+#   DOWNLOADS   the roots also offered as site/downloads/ROOT (the source
+#               hash header with them); default: none
+#   SCHEMA      the facts schema (gather.py); empty: the page has no facts
+#   EVIDENCE    the evidence folder (default: evidence); DERIVE: a module
+#               whose derive() adds facts (optional); FACTS_DEPS: its files
+#   WEAVE_DEPS  what else the pages are made from (plots...), and
+#   WEAVE_RESOURCES a folder of images the pages embed (optional)
+#   TITLE       what make help says first
+# Goals: tangle, facts, site, record-sources REV=..., help; build/tangle.mk
+# is the tangle's stamp (make remakes it first, so make -q agrees after
+# make). Helpers: sq (quoting), refuse (boot.mk), changed, TMP, NEED, PY
+# (the venv's Python), TEST (pytest, with tests/pytest.ini only), FORCE.
+
+SHELL := /bin/sh
+.DELETE_ON_ERROR:
+.SUFFIXES:
+HASHED    ?= $(ROOTS)
+PAGES     ?= index
+EVIDENCE  ?= evidence
+NOTANGLE  ?= notangle
+NOROOTS   ?= noroots
+NOWEAVE   ?= noweave
+PANDOC    ?= pandoc
+export NOTANGLE NOROOTS NOWEAVE PANDOC
+NEED := $(LIT)/need.sh
+# A recipe line's temporary output: its shell's PID in the name, so two
+# makes at once (a build on save beside a terminal's) never share one.
+TMP = $@.$$$$.tmp
+# pytest's own settings only (tests/pytest.ini); env -u: nothing of the
+# user's reaches the Pythons the tests start either.
+TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
+  -u PYTHONSTARTUP -u PYTHONUSERBASE -u PYTHONWARNINGS -u PYTHONIOENCODING \
+  PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -c tests/pytest.ini \
+  --rootdir=. -q -rs -p no:cacheprovider
+# $(call changed,VAR,FILE): FORCE unless FILE holds VAR's value (a command
+# file rewritten on change: other flags rebuild).
+changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
+  x$(file <$2)x,x$($1)x)),,FORCE)
+ifeq ($(.DEFAULT_GOAL),)
+.DEFAULT_GOAL := all
+endif
+.PHONY: FORCE tangle facts site help setup record-sources deps
+FORCE: ; @:
+# The set-up ran while make read the Makefile (boot.mk): a goal to depend on.
+deps:
+
+help: ## list the targets a user types (in the Makefile or lit.mk)
+	@echo "$(TITLE). Targets:"
+	@sed -n -e 's/^\([a-z0-9-]*\):.* ## /  make \1\t/p' \
+	  -e 's/^## \([a-z0-9-]*\): /  make \1\t/p' \
+	  $(call sq,$(firstword $(MAKEFILE_LIST))) $(LIT)/lit.mk | expand -t 26
+	@$(if $(HELP_VARS),echo $(call sq,Variables: $(foreach \
+	  v,$(HELP_VARS),$v=$($v))))
+
+setup: ## install the Debian packages this module needs (as root)
+	@$(SETUP)
+
+# ---- tangle ------------------------------------------------------------------
+TANGLED := $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h \
+           build/source.sha256 build/source.tokens
+tangle: $(TANGLED) ## tangle the source into build/
+
+# The roots check, the roots, the sha256 of HASHED (what binaries and
+# evidence carry) and their token digest (tokens.py).
+define LIT_TANGLE
+@$(NEED) $(call sq,$(NOTANGLE)) noweb && $(NEED) $(call sq,$(NOROOTS)) noweb
+@$(LIT)/tangle.sh --all $(NW) build $(ROOTS)
+@set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
+ t=.$$$$.tmp; echo "$$h" > build/source.sha256$$t; \
+ echo "#define $(HASH_MACRO) \"$$h\"" > build/source_hash.h$$t; \
+ $(PY) -m litkit.tokens $(HASHED:%=build/clean/%) > build/source.tokens$$t; \
+ for f in build/source.sha256 build/source_hash.h build/source.tokens; do \
+   cmp -s $$f$$t $$f && rm -f $$f$$t || mv -f $$f$$t $$f; done
+endef
+build/tangle.mk: $(NW) $(LIT)/tangle.sh $(LIT)/tokens.py
+	$(LIT_TANGLE)
+	@echo "# make's stamp of the tangle of $(NW)" > $@
+$(TANGLED) &: # removed since (by make clean earlier in this run, say)
+	$(LIT_TANGLE)
+ifneq ($(BUILDING),)
+include build/tangle.mk
+endif
+
+# make clean with other goals (make -j2 clean all): one after another.
+ifneq ($(and $(filter clean,$(MAKECMDGOALS)),$(word 2,$(MAKECMDGOALS))),)
+.NOTPARALLEL:
+endif
+
+# Evidence measured from REV's sources stays current while the sources
+# differ from them in layout only (tokens.py says what counts).
+record-sources: deps ## REV=commit: add REV's sources to EVIDENCE/sources.tsv
+	@set -e; t=$$(mktemp -d); trap 'rm -rf "$$t"' EXIT; \
+	 git show $(call sq,$(REV)):$(NW) > "$$t/$(NW)"; \
+	 $(LIT)/tangle.sh --all "$$t/$(NW)" "$$t" $(ROOTS) >/dev/null; \
+	 raw=$$(cd "$$t/clean" && cat $(HASHED) | sha256sum | cut -d' ' -f1); \
+	 tok=$$($(PY) -m litkit.tokens $(HASHED:%="$$t/clean/%")); \
+	 f=$(EVIDENCE)/sources.tsv; { [ -f $$f ] && grep -v "^$$raw" $$f || \
+	   echo "# sources measured (make record-sources): sha256, tokens, rev"; \
+	   printf '%s\t%s\t%s\n' $$raw $$tok \
+	   $$(git rev-parse --short $(call sq,$(REV))); } > $$f.tmp; \
+	 mv -f $$f.tmp $$f; echo "record-sources: $$raw of $(REV) in $$f"
+
+# ---- facts -------------------------------------------------------------------
+# The evidence folder is a prerequisite: removing a facts file gathers again.
+build/facts.json: $(wildcard $(EVIDENCE)/*.facts.json) $(wildcard \
+    $(EVIDENCE)) build/source.sha256 build/source.tokens $(SCHEMA) \
+    $(FACTS_DEPS) $(LIT)/gather.py $(LIT)/litlib.py \
+    $(wildcard $(EVIDENCE)/sources.tsv)
+	@$(if $(SCHEMA),$(PY) -m litkit.gather --schema $(SCHEMA) \
+	  --evidence $(EVIDENCE) --source-hash build/source.sha256 \
+	  --token-hash build/source.tokens $(if $(wildcard \
+	  $(EVIDENCE)/sources.tsv),--same-text $(EVIDENCE)/sources.tsv) \
+	  $(if $(DERIVE),--derive $(DERIVE)) --out $@,mkdir -p $(@D) && \
+	  echo '{"facts_schema": {}, "facts": {}}' > $(TMP) && mv -f $(TMP) $@)
+
+facts: build/facts.json ## gather EVIDENCE/*.facts.json for the pages
+
+# ---- the pages ---------------------------------------------------------------
+WEAVE_TOOLS := $(addprefix $(LIT)/,weave.sh nw2md.py pages.lua facts.lua \
+               divs.lua page.lua theme/template.html theme/style.css \
+               theme/page.js)
+SITE_PAGES := $(PAGES:%=site/%.html)
+SITE_DOWNLOADS := $(if $(DOWNLOADS),$(DOWNLOADS:%=site/downloads/%) \
+                  site/downloads/source_hash.h)
+site: $(SITE_PAGES) $(SITE_DOWNLOADS) ## weave the source into site/*.html
+
+# The pages the source declares (lit-pages), in order: weave.sh fails when
+# its list differs from PAGES. The first is the lesson; all made together.
+$(SITE_PAGES) &: $(NW) build/facts.json $(WEAVE_TOOLS) $(WEAVE_DEPS)
+	@$(NEED) $(NOWEAVE) noweb
+	@$(NEED) $(PANDOC) pandoc
+	WEAVE_PAGES='$(PAGES)' WEAVE_MD=build/site/index.md \
+	  SITE_EXTRA_RESOURCES=$(or $(WEAVE_RESOURCES),.) \
+	  $(LIT)/weave.sh $(NW) build/facts.json $(firstword $(SITE_PAGES))
+
+site/downloads/%: build/clean/%
+	@mkdir -p $(@D)
+	cp $< $(TMP) && mv $(TMP) $@
+site/downloads/source_hash.h: build/source_hash.h
+	@mkdir -p $(@D)
+	cp $< $(TMP) && mv $(TMP) $@
