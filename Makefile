@@ -132,6 +132,8 @@ WEAVE_RESOURCES := build/plots
 TITLE      := Day 74: async copies and pipelines
 HELP_VARS  := NVCC ARCH STAGES CC NVCCFLAGS CFLAGS RUN_ARGS
 include $(LIT)/lit.mk
+# The roots are the manifest's too: a changed manifest tangles again.
+build/tangle.mk: $(MANIFEST)
 
 .PHONY: all build build-all run plots sm80-check stage-limits \
         evidence-compile exercise exercise-check evidence-gpu pitfalls \
@@ -223,6 +225,7 @@ exercise-check: deps build/kernels.h \
 
 evidence-gpu: deps tangle ## GPU: re-measure everything the page shows
 	@tools/gpu/evidence-gpu.sh evidence; rc=$$?; \
+	 [ -n "$$EVIDENCE_DRY_RUN" ] && exit $$rc; \
 	 $(PY) -m tools.gpu.gpu_facts evidence && exit $$rc
 
 ## pitfalls: check every pitfall fails as the page says (part needs a GPU)

@@ -24,6 +24,8 @@
 
 SHELL := /bin/sh
 .DELETE_ON_ERROR:
+$(foreach v,NW ROOTS HASH_MACRO TITLE,$(if $(strip $($v)),,$(error lit.mk: \
+  set $v before including it (its header says what each variable is))))
 .SUFFIXES:
 HASHED    ?= $(ROOTS)
 PAGES     ?= index
