@@ -34,8 +34,8 @@ SRC=${LIT_SRC:-$(dirname "$here")}
 VENV=${LIT_VENV:-build/venv}
 STAMP=${LIT_STAMP:-build/.deps-ok}
 PYTHON=${PYTHON:-/usr/bin/python3}
-APT="noweb pandoc python3-venv python3-setuptools python3-pygments
-     python3-pytest make
+APT="noweb pandoc python3-venv python3-setuptools python3-wheel
+     python3-pygments python3-pytest make
      ${LIT_APT:-}"
 PIP=${LIT_PIP:-}
 if [ -n "${LIT_NO_SETUP:-}" ]; then
@@ -105,7 +105,8 @@ import setuptools.build_meta as m
 m.build_wheel(sys.argv[1])' "$t/dist" > "$t/log" 2>&1); then
         cat "$t/log" >&2
         echo "setup.sh: could not build litkit from $SRC with $PYTHON's" \
-             "setuptools (Debian: python3-setuptools; its message above)" >&2
+             "setuptools (Debian: python3-setuptools, python3-wheel; its message" \
+             "above)" >&2
         exit 2
     fi
     if ! env -u PIP_CONFIG_FILE "$VENV/bin/python" -m pip install \
