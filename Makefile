@@ -85,8 +85,9 @@ PROGRAM := pipelined_gemm.cu blocked_gemm.cu kernels.h harness.h harness.c \
            main.c wide_gemm.cu
 # Kernel files, each a root NAME.cu giving build/<ARCH>-<STAGES>stages/NAME:
 # KERNELS replace pipelined_gemm.cu (and link blocked_gemm.o), BLOCKED_KERNELS
-# blocked_gemm.cu (and link pipelined_gemm.o); every binary links wide_gemm.o. They and the depths are
-# tools/manifest.toml's, as build/manifest.mk (rewritten here when stale).
+# blocked_gemm.cu (and link pipelined_gemm.o); every binary links
+# wide_gemm.o. They and the depths are tools/manifest.toml's, as
+# build/manifest.mk (rewritten here when stale).
 MANIFEST := tools/manifest.toml tools/manifest.py
 ifneq ($(BUILDING),)
 $(if $(shell for f in $(MANIFEST); do [ build/manifest.mk -nt $$f ] || { \

@@ -105,8 +105,8 @@ import setuptools.build_meta as m
 m.build_wheel(sys.argv[1])' "$t/dist" > "$t/log" 2>&1); then
         cat "$t/log" >&2
         echo "setup.sh: could not build litkit from $SRC with $PYTHON's" \
-             "setuptools (Debian: python3-setuptools, python3-wheel; its message" \
-             "above)" >&2
+             "setuptools (Debian: python3-setuptools, python3-wheel; its" \
+             "message above)" >&2
         exit 2
     fi
     if ! env -u PIP_CONFIG_FILE "$VENV/bin/python" -m pip install \
