@@ -20,7 +20,16 @@ MAKEFLAGS=$(printf ' %s' "${MAKEFLAGS:-}" | sed -E \
   -e 's/^ ([a-zA-Z]*)j[0-9]*( |$)/ \1\2/')
 export MAKEFLAGS
 mk() { make --no-print-directory -s "$@"; }
-line() { printf 'make check: %-24s %-8s %4d s\n' "$1" "$2" "$3"; }
+line() { printf 'make check: %-24s %-8s %4d s%s\n' "$1" "$2" "$3" "${4:-}"; }
+# The tests pytest skipped in group $1's log (its summary lines, "... 2
+# skipped in 9.1s"), as "  (2 skipped: see build/check/G.log)", or nothing.
+skips() {
+  local n
+  n=$(awk '/ in [0-9.]+s( \([0-9:]+\))?$/ { for (i = 2; i <= NF; i++)
+           if ($i ~ /^skipped/) s += $(i - 1) } END { print s + 0 }' \
+      "$log/$1.log" 2>/dev/null)
+  [ "${n:-0}" = 0 ] || printf '  (%s skipped: see %s)' "$n" "$log/$1.log"
+}
 t0=$SECONDS
 if [ ${#groups[@]} -eq 0 ]; then
   mk stale-evidence
@@ -56,7 +65,8 @@ finish() {   # wait for one group to end; print its line
       wait "${pid_of[$g]}"
       unset "pid_of[$g]"; running=$((running - 1))
       if [ "$(cat "$log/$g.rc" 2>/dev/null)" = 0 ]; then
-        passed+=("$g"); line "$g" passed $((SECONDS - start[$g]))
+        passed+=("$g")
+        line "$g" passed $((SECONDS - start[$g])) "$(skips "$g")"
       else
         failed+=("$g"); line "$g" FAILED $((SECONDS - start[$g]))
       fi
