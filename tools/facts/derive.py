@@ -337,6 +337,21 @@ def derive(facts, evidence):
         lambda *r: held(all(r[:len(arrives)]) and not any(r[len(arrives):])))
     put("verdict.blocked_target", ["blocked.spread.4096.pct_min"],
         lambda pct: held(pct >= BLOCKED_TARGET))
+    # The blocked pair's larger tile against the lesson's, both on the
+    # thread-scope loop (the exercise's solution) at the blocked pair's own
+    # residency (2 blocks per SM) and at 1, at the largest N of both: "less"
+    # when its median piped/sync is higher (a smaller gain) at both, "more"
+    # when lower at both, else "mixed"; "not comparable" at another
+    # residency.
+    solution = next(g.name for g in m.groups
+                    if g.kernel == "exercises/solution")
+    n = max(set(m.sizes["large"]) & set(m.sizes["residency"]))
+    put("verdict.blocked_tile", [
+        "blocked.piped.blocks_per_sm", f"blocked.{n}.ratio",
+        f"{solution}.2.{n}.ratio", f"blocked.b1.{n}.ratio",
+        f"{solution}.1.{n}.ratio"], lambda bps, b2, l2, b1, l1:
+        "not comparable" if bps != 2 else "less" if b2 > l2 and b1 > l1
+        else "more" if b2 < l2 and b1 < l1 else "mixed")
     lab_verdicts(put, facts, m)
     n = max(m.sizes["wide"])
     for n_ in m.sizes["wide"]:
