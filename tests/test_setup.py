@@ -135,13 +135,14 @@ def built():
     """The real build's products (its venv, test logs and scratch aside:
     exercise-check's folder and any temporary, which other groups of make
     check write while this one copies)."""
-    return [str(p.relative_to(REPO)) for p in pathlib.Path(
-        REPO, "build").rglob("*") if p.is_file() and not {
-        "venv", "check", "tests", "page", "exercise-check"} & set(
-            p.parts) and ".tmp" not in p.name] + [
-        str(p.relative_to(REPO)) for p in pathlib.Path(REPO, "site").rglob(
-            "*") if p.is_file() and (p.name in PAGES or
-                                     "downloads" in p.parts)]
+    rels = [p.relative_to(REPO) for top in ("build", "site") for p in
+            pathlib.Path(REPO, top).rglob("*") if p.is_file()]
+    # relative parts only: the checkout's own path may hold "check"
+    return [str(r) for r in rels if ".tmp" not in r.name and (
+        r.parts[0] == "build" and not {"venv", "check", "tests", "page",
+                                       "exercise-check"} & set(r.parts)
+        or r.parts[0] == "site" and (r.name in PAGES or
+                                     "downloads" in r.parts))]
 
 
 def seeded(tmp_path):
