@@ -132,13 +132,19 @@ WEAVE_DEPS := $(wildcard site/*.svg) $(PLOTS)
 WEAVE_RESOURCES := build/plots
 TITLE      := Day 74: async copies and pipelines
 HELP_VARS  := NVCC ARCH STAGES CC NVCCFLAGS CFLAGS RUN_ARGS
+# make check: every test group that needs no GPU (targets below), JOBS at a
+# time, a line each (output in build/check/), then stale-evidence.
+CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
+          format-check tangle-test robust-test exercise-check-solution \
+          setup-test example-test
+CHECK_AFTER := stale-evidence
 include $(LIT)/lit.mk
 # The roots are the manifest's too: a changed manifest tangles again.
 build/tangle.mk: $(MANIFEST)
 
 .PHONY: all build build-all run plots sm80-check stage-limits \
         evidence-compile exercise exercise-check evidence-gpu pitfalls \
-        pitfalls-compile check site-check clean
+        pitfalls-compile site-check clean
 all: deps tangle build site ## tangle, build the program, weave the page
 
 # ---- build ------------------------------------------------------------------
@@ -338,22 +344,13 @@ $(PLOT_FILES) &: build/facts.json tools/plots/plot.py $(LIT)/litlib.py
 
 plots: $(PLOTS) ## draw the page's plots from the facts with matplotlib
 
-# ---- make check: every test that needs no GPU, all listed here --------------
-CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
-          format-check tangle-test robust-test exercise-check-solution \
-          setup-test example-test
+# ---- make check's groups (CHECKS, above) ------------------------------------
 # A group missing NEEDS_<group> (COMMAND PACKAGE HOW triples) is skipped.
 NEEDS_compile-test = $(call sq,$(CUOBJDUMP)) nvidia-cuda-cuobjdump pip \
   $(call sq,$(NVDISASM)) nvidia-cuda-nvdisasm pip
 NEEDS_page-test = $(call sq,$(TIDY)) tidy apt $(call sq,$(CHROMIUM)) \
   chromium apt $(call sq,$(CHROMEDRIVER)) chromium-driver apt
 NEEDS_format-check = clang-format-14 clang-format-14 apt
-# tools/check.sh prints a line per group (name, result, seconds), then what
-# failed; the output is in build/check/. make -n check runs nothing.
-check: deps ## run every test that needs no GPU (JOBS at a time)
-	@$(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then run="$$run \
-	   $c"; else echo "make check: skipping $c" >&2; fi;) \
-	 tools/check.sh $(JOBS) $$run
 stale-evidence: build/facts.json ## warn when evidence/ is of other sources
 	@$(PY) -c 'import json, sys; f = json.load(open(sys.argv[1]))["facts"]; \
 	  [print("WARNING: the", w, "evidence is of other sources; the page marks" \
@@ -362,7 +359,7 @@ stale-evidence: build/facts.json ## warn when evidence/ is of other sources
 	   "compile", "evidence-compile")) if "yes" == f.get("page." + k, \
 	   {}).get("text")]' $<
 
-.PHONY: $(CHECKS) stale-evidence page-tools
+.PHONY: page-tools
 unit-test: build/tests/test_harness ## cmocka unit tests of the harness
 	@build/tests/test_harness
 

@@ -17,7 +17,12 @@
 #   WEAVE_DEPS  what else the pages are made from (plots...), and
 #   WEAVE_RESOURCES a folder of images the pages embed (optional)
 #   TITLE       what make help says first
-# Goals: tangle, facts, site, record-sources REV=..., help; build/tangle.mk
+#   CHECKS      make check's test groups (targets the module defines), run
+#               JOBS (default 4) at a time, a line each (check.sh); a group
+#               whose NEEDS_<group> (COMMAND PACKAGE HOW triples, as need.sh
+#               takes) is missing is skipped with a note; CHECK_AFTER: a
+#               target run after them. No CHECKS: the module defines check.
+# Goals: tangle, facts, site, check, record-sources REV=..., help; build/tangle.mk
 # is the tangle's stamp (make remakes it first, so make -q agrees after
 # make). Helpers: sq (quoting), refuse (boot.mk), changed, TMP, NEED, PY
 # (the venv's Python), TEST (pytest, with tests/pytest.ini only), FORCE.
@@ -152,3 +157,13 @@ site/downloads/%: build/clean/%
 site/downloads/source_hash.h: build/source_hash.h
 	@mkdir -p $(@D)
 	cp $< $(TMP) && mv $(TMP) $@
+
+# ---- make check --------------------------------------------------------------
+ifneq ($(strip $(CHECKS)),)
+JOBS ?= 4
+.PHONY: check $(CHECKS) $(CHECK_AFTER)
+check: deps ## run every test group that needs no GPU (JOBS at a time)
+	@$(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then run="$$run \
+	   $c"; else echo "make check: skipping $c" >&2; fi;) \
+	 CHECK_AFTER='$(CHECK_AFTER)' $(LIT)/check.sh $(JOBS) $$run
+endif

@@ -1,11 +1,12 @@
 #!/bin/bash
-# tools/check.sh JOBS GROUP...: make check's runner. First, one make -jJOBS
+# check.sh JOBS GROUP...: lit.mk's make check runner. First, one make -jJOBS
 # builds what the GROUPs (make targets) need; then the groups run, JOBS at a
 # time, each in its own make. Each ends with one line: name, result,
 # seconds. The commands' output goes to build/check/NAME.log (what the groups
 # need: build/check/prerequisites.log); a failed group's log is printed at the
 # end. The calling make's flags and command-line variables reach every make
-# (its jobserver does not: JOBS says how many).
+# (its jobserver does not: JOBS says how many). CHECK_AFTER: a make target
+# run after the groups, whatever their result (a warning, say), or empty.
 # Exit: 0 every group passed; 1 a group failed; 2 usage.
 set -u
 [ $# -ge 1 ] && [ "$1" -gt 0 ] 2>/dev/null ||
@@ -31,8 +32,9 @@ skips() {
   [ "${n:-0}" = 0 ] || printf '  (%s skipped: see %s)' "$n" "$log/$1.log"
 }
 t0=$SECONDS
+after=${CHECK_AFTER:-}
 if [ ${#groups[@]} -eq 0 ]; then
-  mk stale-evidence
+  [ -z "$after" ] || mk $after
   echo "make check: no group to run"; exit 0
 fi
 
@@ -82,7 +84,7 @@ for g in "${groups[@]}"; do
 done
 while [ $running -gt 0 ]; do finish; done
 
-mk stale-evidence
+[ -z "$after" ] || mk $after
 if [ ${#failed[@]} -eq 0 ]; then
   echo "make check: all ${#passed[@]} passed in $((SECONDS - t0)) s:" \
        "${passed[*]}"
