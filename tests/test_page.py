@@ -553,6 +553,20 @@ def test_bad_marks_and_links_fail(tmp_path, link, page, env, needle, line):
                                               "two.html"]
 
 
+def test_fence_read_as_text_fails(tmp_path):
+    """A fenced div with no blank line before it, which pandoc reads as a
+    paragraph's text: the weave fails quoting it, and writes no page."""
+    src = tmp_path / "fence.nw"
+    src.write_text(MARKED.replace("LINK", "a").replace("PAGE", "").replace(
+        "Text.\n", 'Text.\n::: {.details summary="Hint"}\nHidden.\n:::\n'))
+    out = tmp_path / "out" / "index.html"
+    p = run([WEAVE, str(src), fixture("facts-empty.json"), str(out)],
+            env={**WEAVE_ENV, "WEAVE_PAGES": "index two"})
+    assert p.returncode == 1 and "fenced div read as text" in p.stderr \
+        and "'::: {.details summary=" in p.stderr, p.stderr
+    assert not out.parent.exists() or os.listdir(out.parent) == []
+
+
 def test_missing_and_unknown_facts(tmp_path):
     """A schema name without a value is named on stderr; one outside the
     schema stops the build, named with its source line, leaving no page."""

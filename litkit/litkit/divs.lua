@@ -8,6 +8,8 @@ divs.lua: lesson boxes from fenced divs.
 attribute is read as Markdown, so it may hold `code`.
 Math that starts as a shell variable in a path does ($NAME/, $NAME:, ${N})
 is the text it was: "PATH=$CUDA_HOME/bin:$PATH" is no math. (Else: \$.)
+A fence pandoc read as text (a "::: {" line with no blank line before it)
+is an error that quotes it: it would show on the page as it was typed.
 ]]
 
 local titles = { objectives = "Objectives", keypoints = "Key points" }
@@ -49,6 +51,17 @@ function Div(div)
     return div
   end
 end
+
+-- A paragraph that holds a fence's opening: the div pandoc did not see.
+local function unread_fence(el)
+  local text = pandoc.utils.stringify(el)
+  local fence = text:match(":::+%s*{[^}]*}") or text:match("^:::+%s*%a+")
+  if fence then
+    error("divs.lua: a fenced div read as text (add a blank line before " ..
+          "it): '" .. fence .. "' in '" .. text:sub(1, 70) .. "...'", 0)
+  end
+end
+Para, Plain = unread_fence, unread_fence
 
 function Math(m)
   local t = m.text

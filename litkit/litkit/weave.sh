@@ -39,8 +39,9 @@ md=$(abs "${WEAVE_MD:-${out%.html}.md}") out=$(abs "$out")
 case $NOWEAVE in /*) ;; */*) NOWEAVE=$PWD/$NOWEAVE ;; esac
 case $PANDOC in /*) ;; */*) PANDOC=$PWD/$PANDOC ;; esac
 work= pids=
-# On exit: stop the page weaves still running, then remove the temporaries.
-trap '[ -z "$pids" ] || { kill $pids 2>/dev/null; wait; }
+# On exit: stop the page weaves still running, then remove the temporaries
+# (|| : : under set -e, a weave that already ended must not stop the trap).
+trap '[ -z "$pids" ] || { kill $pids 2>/dev/null || :; wait || :; }
       [ -z "$work" ] || { while IFS= read -r t; do rm -f "$t"; done \
       < "$work/tmps"; rm -rf "$work"; }' EXIT
 trap 'exit 130' INT TERM HUP
