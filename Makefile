@@ -181,7 +181,8 @@ $(OBJS): $(OBJDIR)/%.o: build/clean/%.cu build/clean/kernels.h \
 	@$(if $(findstring ",$(CURDIR)),echo 'nvcc cannot compile from a folder \
 	  whose name holds a " (ptxas fails); move or rename it' >&2; exit 1)
 	@mkdir -p $(@D)
-	$(call sq,$(NVCC)) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA) \
+	@$(call show,NVCC,$@)
+	$(Q)$(call sq,$(NVCC)) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA) \
 	  $(call arch_of,$*) -DSTAGES=$(STAGES) -Ibuild -c build/$*.cu -o $(TMP) && \
 	  mv -f $(TMP) $@
 
@@ -189,19 +190,22 @@ $(OBJDIR)/main.o: build/clean/main.c build/clean/harness.h \
     build/clean/kernels.h build/source_hash.h build/host/cc.cmd \
     | build/main.c build/harness.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CC_NEEDS) -DDAY74_BUILD_ARCH='"$(ARCH)"' -Ibuild \
+	@$(call show,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(CC_NEEDS) -DDAY74_BUILD_ARCH='"$(ARCH)"' -Ibuild \
 	  -I$(call sq,$(CUDA_HOME)/include) -c build/main.c -o $(TMP) && \
 	  mv -f $(TMP) $@
 
 build/host/harness.o: build/clean/harness.c build/clean/harness.h \
     build/host/cc.cmd | build/harness.c build/harness.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(CC_NEEDS) -Ibuild -c build/harness.c -o $(TMP) && \
+	@$(call show,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(CC_NEEDS) -Ibuild -c build/harness.c -o $(TMP) && \
 	  mv -f $(TMP) $@
 
 HOST_OBJS := $(OBJDIR)/main.o build/host/harness.o $(OBJDIR)/wide_gemm.o
 define LINK
-$(CC) $(CC_NEEDS) $(LDFLAGS) -o $(TMP) $^ $(LINK_NEEDS) $(LDLIBS) && \
+@$(call show,LINK,$@)
+$(Q)$(CC) $(CC_NEEDS) $(LDFLAGS) -o $(TMP) $^ $(LINK_NEEDS) $(LDLIBS) && \
   mv -f $(TMP) $@ && echo "built $@ (ARCH=$(ARCH), STAGES=$(STAGES))"
 endef
 $(KERNELS:%=$(OBJDIR)/%) $(OBJDIR)/$(STUDENT) $(DEEP:%=$(OBJDIR)/%): %: %.o \
@@ -369,7 +373,8 @@ build/tests/test_harness: tests/unit/test_harness.c build/host/harness.o \
 	@mkdir -p $(@D)
 	@[ -f /usr/include/cmocka.h ] || pkg-config --exists cmocka || { echo \
 	  "missing: cmocka.h, from the Debian package libcmocka-dev" >&2; exit 1; }
-	$(CC) $(CC_NEEDS) -O1 -g -Wall -Wextra -Wpedantic -Werror -Ibuild \
+	@$(call show,CC,$@)
+	$(Q)$(CC) $(CC_NEEDS) -O1 -g -Wall -Wextra -Wpedantic -Werror -Ibuild \
 	  $$(pkg-config --cflags cmocka) -o $(TMP) tests/unit/test_harness.c \
 	  build/host/harness.o $$(pkg-config --libs cmocka || echo -lcmocka) -lm \
 	  && mv -f $(TMP) $@

@@ -243,13 +243,28 @@ def test_environment_and_values(scratch, env, arg):
         0, want.stdout)) and (not arg or f"{arg} cannot work" in p.stderr)
 
 
+def test_quiet_unless_v1(scratch):
+    """make prints a short line per product, with no command or temporary;
+    make V=1 prints the commands in full."""
+    obj = os.path.join(scratch, "build", "host", "harness.o")
+    for args, want, unwanted in (
+            ([], "\n  CC       build/host/harness.o\n", ".tmp"),
+            (["V=1"], " -c build/harness.c -o build/host/harness.o.", None)):
+        old = os.path.getmtime(os.path.join(scratch, "build", "clean",
+                                            "harness.c")) - 10
+        os.utime(obj, (old, old))   # older than its source: rebuilt
+        p = make(scratch, "build", *args)
+        assert p.returncode == 0 and want in "\n" + p.stdout, p.stdout
+        assert unwanted is None or unwanted not in p.stdout, p.stdout
+
+
 @pytest.mark.parametrize("cc,omp", [("clang", "libomp"), ("gcc", "libgomp"),
                                     ("clang -O1", "libomp")])
 def test_c_compilers(scratch, cc, omp):
     """make CC=... builds warning-free, linking its OpenMP; the program runs."""
     if not shutil.which(cc.split()[0]):
         pytest.skip(f"no {cc} here")
-    p = make(scratch, "build", f"CC={cc}",
+    p = make(scratch, "build", f"CC={cc}", "V=1",
              "CFLAGS=-O3 -Wall -Wextra -Wpedantic -Werror")
     assert p.returncode == 0 and f"\n{cc} -O3" in p.stdout, p.stderr
     assert run([os.path.join(scratch, BIN), "--help"]).returncode == 0

@@ -25,7 +25,10 @@
 # Goals: tangle, facts, site, check, record-sources REV=..., help; build/tangle.mk
 # is the tangle's stamp (make remakes it first, so make -q agrees after
 # make). Helpers: sq (quoting), refuse (boot.mk), changed, TMP, NEED, PY
-# (the venv's Python), TEST (pytest, with tests/pytest.ini only), FORCE.
+# (the venv's Python), TEST (pytest, with tests/pytest.ini only), FORCE,
+# Q and show: a recipe line `@$(call show,WHAT,FILE)` then `$(Q)command`
+# prints "  WHAT     FILE", or with make V=1 the command in full (kbuild's
+# convention).
 
 SHELL := /bin/sh
 .DELETE_ON_ERROR:
@@ -59,6 +62,13 @@ ifeq ($(.DEFAULT_GOAL),)
 endif
 .PHONY: FORCE tangle facts site help setup record-sources deps
 FORCE: ; @:
+ifeq ($(V),1)
+Q :=
+show = :
+else
+Q := @
+show = printf '  %-8s %s\n' '$1' '$2'
+endif
 # The set-up ran while make read the Makefile (boot.mk): a goal to depend on.
 deps:
 
@@ -69,6 +79,7 @@ help: ## list the targets a user types (in the Makefile or lit.mk)
 	  $(call sq,$(firstword $(MAKEFILE_LIST))) $(LIT)/lit.mk | expand -t 26
 	@$(if $(HELP_VARS),echo $(call sq,Variables: $(foreach \
 	  v,$(HELP_VARS),$v=$($v))))
+	@echo "make V=1 ... prints each command in full."
 
 setup: ## install the Debian packages this module needs (as root)
 	@$(SETUP)
@@ -147,16 +158,17 @@ site: $(SITE_PAGES) $(SITE_DOWNLOADS) ## weave the source into site/*.html
 $(SITE_PAGES) &: $(NW) build/facts.json $(WEAVE_TOOLS) $(WEAVE_DEPS)
 	@$(NEED) $(NOWEAVE) noweb
 	@$(NEED) $(PANDOC) pandoc
-	WEAVE_PAGES='$(PAGES)' WEAVE_MD=build/site/index.md \
+	@$(call show,WEAVE,$(SITE_PAGES))
+	$(Q)WEAVE_PAGES='$(PAGES)' WEAVE_MD=build/site/index.md \
 	  SITE_EXTRA_RESOURCES=$(or $(WEAVE_RESOURCES),.) \
 	  $(LIT)/weave.sh $(NW) build/facts.json $(firstword $(SITE_PAGES))
 
 site/downloads/%: build/clean/%
 	@mkdir -p $(@D)
-	cp $< $(TMP) && mv $(TMP) $@
+	$(Q)cp $< $(TMP) && mv $(TMP) $@
 site/downloads/source_hash.h: build/source_hash.h
 	@mkdir -p $(@D)
-	cp $< $(TMP) && mv $(TMP) $@
+	$(Q)cp $< $(TMP) && mv $(TMP) $@
 
 # ---- make check --------------------------------------------------------------
 ifneq ($(strip $(CHECKS)),)
