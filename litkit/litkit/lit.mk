@@ -21,7 +21,8 @@
 #               JOBS (default 4) at a time, a line each (check.sh); a group
 #               whose NEEDS_<group> (COMMAND PACKAGE HOW triples, as need.sh
 #               takes) is missing is skipped with a note; CHECK_AFTER: a
-#               target run after them. No CHECKS: the module defines check.
+#               target run after them (make check CHECKS= runs none). No
+#               CHECKS at all: the module defines check itself.
 # Goals: tangle, facts, site, check, record-sources REV=..., help; build/tangle.mk
 # is the tangle's stamp (make remakes it first, so make -q agrees after
 # make). Helpers: sq (quoting), refuse (boot.mk), changed, TMP, NEED, PY
@@ -171,7 +172,7 @@ site/downloads/source_hash.h: build/source_hash.h
 	$(Q)cp $< $(TMP) && mv $(TMP) $@
 
 # ---- make check --------------------------------------------------------------
-ifneq ($(strip $(CHECKS)),)
+ifneq ($(origin CHECKS),undefined)
 JOBS ?= 4
 .PHONY: check $(CHECKS) $(CHECK_AFTER)
 check: deps ## run every test group that needs no GPU (JOBS at a time)
