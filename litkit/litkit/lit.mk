@@ -94,8 +94,9 @@ tangle: $(TANGLED) ## tangle the source into build/
 # evidence carry) and their token digest (tokens.py).
 define LIT_TANGLE
 @$(NEED) $(call sq,$(NOTANGLE)) noweb && $(NEED) $(call sq,$(NOROOTS)) noweb
-@$(LIT)/tangle.sh --all $(NW) build $(ROOTS)
-@set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
+@$(call show,TANGLE,$(NW))
+$(Q)$(LIT)/tangle.sh --all $(NW) build $(ROOTS)
+$(Q)set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
  t=.$$$$.tmp; echo "$$h" > build/source.sha256$$t; \
  echo "#define $(HASH_MACRO) \"$$h\"" > build/source_hash.h$$t; \
  $(PY) -m litkit.tokens $(HASHED:%=build/clean/%) > build/source.tokens$$t; \
