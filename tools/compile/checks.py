@@ -278,7 +278,8 @@ def sm80(a, fail):
                   if rec["mbarrier"][r]]
     for arch, rec in res["sass"].items():
         lines.append(f"  SASS {arch}: matmulTileSync " + (
-            "FUSED" if rec["sync"]["LDGSTS"] else "not fused"))
+            "FUSED" if rec["sync"]["LDGSTS"] else "not fused") +
+            " (did ptxas turn its LDG + STS into an LDGSTS?)")
         lines += [f"    {KERNELS[r]:18s} " + " ".join(
             f"{op}={rec[r][op]}" for op in SASS_COLS)
             + f"  {fmt_forms(rec[r]['forms']) or '-'}" for r in want]
