@@ -133,10 +133,11 @@ WEAVE_RESOURCES := build/plots
 TITLE      := Day 74: async copies and pipelines
 HELP_VARS  := NVCC ARCH STAGES CC NVCCFLAGS CFLAGS RUN_ARGS
 # make check: every test group that needs no GPU (targets below), JOBS at a
-# time, a line each (output in build/check/), then stale-evidence.
-CHECKS := unit-test pitfalls-compile compile-test facts-test page-test \
-          format-check tangle-test robust-test exercise-check-solution \
-          setup-test example-test
+# time, the longest first, a line each (output in build/check/), then
+# stale-evidence. Their tests marked slow run under make check-all.
+CHECKS := tangle-test exercise-check-solution page-test compile-test \
+          robust-test facts-test setup-test pitfalls-compile format-check \
+          example-test unit-test
 CHECK_AFTER := stale-evidence
 include $(LIT)/lit.mk
 # The roots are the manifest's too: a changed manifest tangles again.

@@ -26,13 +26,28 @@ SEED = int(os.environ.get("ROBUST_SEED", time.time()))
 TRIALS = int(os.environ.get("ROBUST_TRIALS", 4))
 
 
-class Refs:
-    """A pristine copy; products of clean builds: old, and of the edit, new."""
+class Copies:
+    """A pristine copy of the sources (with the set-up's venv) in root, and
+    scratch copies of it by label."""
 
     def __init__(self, root):
         self.root = root
         self.pristine = checkout(os.path.join(root, "pristine"),
                                  seed=["build/.deps-ok"])   # its venv
+
+    def copy(self, label):
+        """The scratch copy of the sources called label (made once)."""
+        d = os.path.join(self.root, label)
+        if not os.path.isdir(d):
+            shutil.copytree(self.pristine, d, symlinks=True)
+        return d
+
+
+class Refs(Copies):
+    """Copies, and the products of clean builds: old, and of the edit, new."""
+
+    def __init__(self, root):
+        super().__init__(root)
         self.refdir = self.copy("reference")
         t0 = time.monotonic()
         p = make(self.refdir, "tangle", "site", env={"TZ": FAR_TZ})
@@ -49,16 +64,15 @@ class Refs:
         self.t_rewrite = time.monotonic() - t0
         shutil.rmtree(d)
 
-    def copy(self, label):
-        """The scratch copy of the sources called label (made once)."""
-        d = os.path.join(self.root, label)
-        if not os.path.isdir(d):
-            shutil.copytree(self.pristine, d, symlinks=True)
-        return d
-
     def refs_for(self, edited):
         """(reference for the source as it is now, the other one)."""
         return (self.new, self.old) if edited else (self.old, self.new)
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory):
+    """Scratch copies of the sources, no build (the missing-tool cases)."""
+    return Copies(str(tmp_path_factory.mktemp("copies")))
 
 
 @pytest.fixture(scope="module")
@@ -203,18 +217,18 @@ def prepare(d, how):
 @pytest.mark.parametrize("how,case", [("variable", c) for c in MISSING] +
                          [("PATH", c) for c in BY_PATH], ids=lambda x: x if
                          isinstance(x, str) else f"{x[0]}-{x[5][-9:]}")
-def test_missing_tool(refs, how, case):
+def test_missing_tool(copies, how, case):
     """A missing tool fails its target, naming the tool, its package and
     the command that installs it; nothing it would make appears."""
     tool, var, pkg, kind, prep, targets, absent = case
     targets, pattern = targets.split(), INSTALL[kind]
     if how == "PATH" and not shutil.which(tool, path=MAKE_ENV.get("PATH")):
         pytest.skip(f"{tool} is not on PATH here")
-    prepare(d := refs.copy("missing"), prep)
+    prepare(d := copies.copy("missing"), prep)
     if how == "variable":
         p = make(d, *targets, f"{var}=/nonexistent/{tool}")
     else:
-        p = make(d, *targets, env={"PATH": path_without(refs.root, tool)})
+        p = make(d, *targets, env={"PATH": path_without(copies.root, tool)})
     assert p.returncode != 0, "make succeeded"
     assert re.search(r"\b" + re.escape(tool) + r"\b", p.stderr)
     assert re.search(r"\b" + re.escape(pkg) + r"\b", p.stderr)
@@ -224,6 +238,7 @@ def test_missing_tool(refs, how, case):
         assert not os.path.exists(os.path.join(d, a)), f"{a} was written"
 
 
+@pytest.mark.slow
 def test_interrupts(refs):
     """SIGINT at a random moment never leaves a file make would keep, and
     the next make restores all; at least one trial really interrupts."""
@@ -260,6 +275,7 @@ def test_interrupts(refs):
     assert hit, f"no trial interrupted a running make ({refs.t_full:.1f} s)"
 
 
+@pytest.mark.slow
 def test_full_disk(refs):
     """Under ulimit -f, make fails without a half-written file, from a clean
     tree and over a build, and the next make restores all."""
@@ -294,6 +310,7 @@ def test_full_disk(refs):
     assert problems == []
 
 
+@pytest.mark.slow
 def test_read_only(refs):
     """With build/ read-only (empty, or built before an edit), make fails
     saying it cannot write there, half-writing nothing; make restores all."""
@@ -343,6 +360,7 @@ def test_read_only(refs):
 
 
 # ---- the page (parallel builds: test_tangle.test_clean_with_other_goals) ----
+@pytest.mark.slow
 def test_page_has_no_build_date(refs):
     """Every date or time on the pages is of the facts or the source."""
     page = "".join(b.decode("utf-8", "replace") for p, b in refs.old.items()

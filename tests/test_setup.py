@@ -113,6 +113,7 @@ def test_pip_settings_cannot_misdirect_setup(tmp_path):
     assert not os.path.exists(tmp_path / "t")
 
 
+@pytest.mark.slow
 def test_no_stamp_after_a_failed_install(tmp_path):
     """A failed pip install: make goes on but writes no stamp, so the next
     make tries again; make setup fails (exit 2)."""
@@ -150,6 +151,7 @@ def seeded(tmp_path):
     return checkout(str(tmp_path / "c"), seed=built())
 
 
+@pytest.mark.slow
 def test_sources_without_git(tmp_path):
     """A source archive (git archive | tar -x, no .git): the tests' file
     list is the checkout's, and a test that copies it runs there."""
@@ -222,6 +224,7 @@ def test_program_finds_its_toolkit(request):
         assert p.returncode == 3, p.stderr
 
 
+@pytest.mark.slow
 def test_user_settings_do_not_reach(tmp_path):
     """A ~/.config/matplotlib/matplotlibrc (decimal comma, grid, other
     font), MPLBACKEND, a pytest.ini with addopts in a folder above,
@@ -287,6 +290,7 @@ def test_pandoc3_figures(tmp_path):
     assert not re.search(r"<figure>\s*<img", page)
 
 
+@pytest.mark.slow
 def test_two_makes_at_once(tmp_path, delay=0.3):
     """A build on save beside a terminal's make: the second starts delay s
     after the first, from clean tangles and page; both succeed, the page is

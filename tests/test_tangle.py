@@ -37,8 +37,9 @@ ANCHOR = b"<<the CPU reference>>=\n"
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory):
-    """A checkout seeded with the real build's products."""
-    return seeded(str(tmp_path_factory.mktemp("tangle")), BUILT)
+    """A checkout seeded with the real build's products, its pages too."""
+    return seeded(str(tmp_path_factory.mktemp("tangle")), BUILT + [
+        p for p in PAGE if p.startswith("site/")] + ["build/model/model.o"])
 
 
 def seeded(d, more=KERNELS, deps=True):
@@ -206,6 +207,7 @@ NVCC = os.path.realpath(shutil.which(os.environ.get("NVCC", "nvcc")) or
                         "/usr/local/cuda/bin/nvcc")
 
 
+@pytest.mark.slow
 def test_any_folder_and_toolkit(tmp_path):
     """From a folder of any name make gives the real build's page and
     tangles and a program that runs; a toolkit there compiles and links."""
@@ -271,6 +273,7 @@ def test_c_compilers(scratch, cc, omp):
     assert omp in run(["ldd", os.path.join(scratch, BIN)]).stdout
 
 
+@pytest.mark.slow
 def test_clean_with_other_goals(tmp_path):
     """clean with other goals under -j gives what they give in turn."""
     d = pathlib.Path(seeded(str(tmp_path / "j")))
@@ -283,6 +286,7 @@ def test_clean_with_other_goals(tmp_path):
         assert args[-1] != "all" or run([d / BIN, "--help"]).returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("convert", [
     lambda t: t.replace(b"\n", b"\r\n"), lambda t: b"\xef\xbb\xbf" +
     b"".join(l + b"\r\n"[i % 2:] for i, l in enumerate(t.split(b"\n")))],
@@ -326,6 +330,7 @@ def test_stale_evidence_warned(scratch, nw):
         f.write_text(text)
 
 
+@pytest.mark.slow
 def test_fresh_debian():
     """As root and as a user, PATH the toolkit, /usr/bin and /bin, no pip
     registry: make all works; make check skips, saying what to install, only

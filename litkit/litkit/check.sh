@@ -7,10 +7,13 @@
 # end. The calling make's flags and command-line variables reach every make
 # (its jobserver does not: JOBS says how many). CHECK_AFTER: a make target
 # run after the groups, whatever their result (a warning, say), or empty.
+# CHECK_NAME: the goal the lines name (default: check). LIT_QUICK=1 (make
+# check): lit.mk's TEST leaves out the tests marked slow; a group's line
+# counts them.
 # Exit: 0 every group passed; 1 a group failed; 2 usage.
 set -u
 [ $# -ge 1 ] && [ "$1" -gt 0 ] 2>/dev/null ||
-  { echo "usage: tools/check.sh JOBS GROUP..." >&2; exit 2; }
+  { echo "usage: check.sh JOBS GROUP..." >&2; exit 2; }
 jobs=$1; shift
 groups=("$@")
 log=build/check
@@ -21,21 +24,31 @@ MAKEFLAGS=$(printf ' %s' "${MAKEFLAGS:-}" | sed -E \
   -e 's/^ ([a-zA-Z]*)j[0-9]*( |$)/ \1\2/')
 export MAKEFLAGS
 mk() { make --no-print-directory -s "$@"; }
-line() { printf 'make check: %-24s %-8s %4d s%s\n' "$1" "$2" "$3" "${4:-}"; }
-# The tests pytest skipped in group $1's log (its summary lines, "... 2
-# skipped in 9.1s"), as "  (2 skipped: see build/check/G.log)", or nothing.
+name=${CHECK_NAME:-check}
+line() { printf 'make %s: %-24s %-8s %4d s%s\n' "$name" "$1" "$2" "$3" \
+  "${4:-}"; }
+# The tests pytest skipped or left out (-m "not slow") in group $1's log
+# (its summary lines, "... 2 skipped, 3 deselected in 9.1s"), as "  (2
+# skipped: see build/check/G.log; 3 slow: make check-all)", or nothing.
 skips() {
-  local n
-  n=$(awk '/ in [0-9.]+s( \([0-9:]+\))?$/ { for (i = 2; i <= NF; i++)
-           if ($i ~ /^skipped/) s += $(i - 1) } END { print s + 0 }' \
-      "$log/$1.log" 2>/dev/null)
-  [ "${n:-0}" = 0 ] || printf '  (%s skipped: see %s)' "$n" "$log/$1.log"
+  local s d
+  read -r s d < <(awk '/ in [0-9.]+s( \([0-9:]+\))?$/ {
+      for (i = 2; i <= NF; i++) { if ($i ~ /^skipped/) s += $(i - 1)
+                                  if ($i ~ /^deselected/) d += $(i - 1) } }
+      END { print s + 0, d + 0 }' "$log/$1.log" 2>/dev/null)
+  s=${s:-0} d=${d:-0}
+  [ "$s$d" = 00 ] && return
+  printf '  ('
+  [ "$s" = 0 ] || printf '%s skipped: see %s' "$s" "$log/$1.log"
+  [ "$s" = 0 ] || [ "$d" = 0 ] || printf '; '
+  [ "$d" = 0 ] || printf '%s slow: make check-all' "$d"
+  printf ')'
 }
 t0=$SECONDS
 after=${CHECK_AFTER:-}
 if [ ${#groups[@]} -eq 0 ]; then
   [ -z "$after" ] || mk $after
-  echo "make check: no group to run"; exit 0
+  echo "make $name: no group to run"; exit 0
 fi
 
 # What the groups need, as make's database names it (every group a target).
@@ -86,7 +99,7 @@ while [ $running -gt 0 ]; do finish; done
 
 [ -z "$after" ] || mk $after
 if [ ${#failed[@]} -eq 0 ]; then
-  echo "make check: all ${#passed[@]} passed in $((SECONDS - t0)) s:" \
+  echo "make $name: all ${#passed[@]} passed in $((SECONDS - t0)) s:" \
        "${passed[*]}"
   exit 0
 fi
@@ -99,6 +112,6 @@ done
   "the errors in $log/prerequisites.log:"
   grep -E -A3 'rror|\*\*\*|missing' "$log/prerequisites.log" | tail -n 40; }
 echo
-echo "make check: FAILED: ${failed[*]} (passed: ${passed[*]:-none};" \
+echo "make $name: FAILED: ${failed[*]} (passed: ${passed[*]:-none};" \
      "$((SECONDS - t0)) s; logs in $log/)"
 exit 1

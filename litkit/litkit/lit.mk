@@ -22,7 +22,9 @@
 #               whose NEEDS_<group> (COMMAND PACKAGE HOW triples, as need.sh
 #               takes) is missing is skipped with a note; CHECK_AFTER: a
 #               target run after them (make check CHECKS= runs none). No
-#               CHECKS at all: the module defines check itself.
+#               CHECKS at all: the module defines check itself. make check
+#               leaves out the tests marked slow (pytest -m "not slow":
+#               whole scratch builds), make check-all runs every test.
 # Goals: tangle, facts, site, check, record-sources REV=..., help; build/tangle.mk
 # is the tangle's stamp (make remakes it first, so make -q agrees after
 # make). Helpers: sq (quoting), refuse (boot.mk), changed, TMP, NEED, PY
@@ -50,10 +52,12 @@ NEED := $(LIT)/need.sh
 TMP = $@.$$$$.tmp
 # pytest's own settings only (tests/pytest.ini); env -u: nothing of the
 # user's reaches the Pythons the tests start either.
+# Under make check (LIT_QUICK=1) the tests marked slow are left out.
 TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
   -u PYTHONSTARTUP -u PYTHONUSERBASE -u PYTHONWARNINGS -u PYTHONIOENCODING \
   PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -c tests/pytest.ini \
-  --rootdir=. -q -rs -p no:cacheprovider
+  --rootdir=. -q -rs -p no:cacheprovider $(if $(filter 1,$(LIT_QUICK)),-m \
+  'not slow')
 # $(call changed,VAR,FILE): FORCE unless FILE holds VAR's value (a command
 # file rewritten on change: other flags rebuild).
 changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
@@ -175,9 +179,12 @@ site/downloads/source_hash.h: build/source_hash.h
 # ---- make check --------------------------------------------------------------
 ifneq ($(origin CHECKS),undefined)
 JOBS ?= 4
-.PHONY: check $(CHECKS) $(CHECK_AFTER)
-check: deps ## run every test group that needs no GPU (JOBS at a time)
-	@$(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then run="$$run \
-	   $c"; else echo "make check: skipping $c" >&2; fi;) \
-	 CHECK_AFTER='$(CHECK_AFTER)' $(LIT)/check.sh $(JOBS) $$run
+.PHONY: check check-all $(CHECKS) $(CHECK_AFTER)
+check: deps ## every test group that needs no GPU, its slow tests left out
+	@$(call lit_check,1)
+check-all: deps ## make check with the slow tests (whole scratch builds)
+	@$(call lit_check,)
+lit_check = $(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then \
+  run="$$run $c"; else echo "make $@: skipping $c" >&2; fi;) LIT_QUICK=$1 \
+  CHECK_NAME=$@ CHECK_AFTER='$(CHECK_AFTER)' $(LIT)/check.sh $(JOBS) $$run
 endif
