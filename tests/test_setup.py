@@ -206,6 +206,25 @@ def test_check_reports_each_group(tmp_path):
     assert not re.search(r"^(cc|nvcc|\S*/nvcc) ", p.stdout, re.M), p.stdout
 
 
+def test_check_leaves_out_the_slow_tests(tmp_path):
+    """make check leaves out the tests marked slow, counting them on the
+    group's line; make check-all runs them (here one that fails)."""
+    d = seeded(tmp_path)
+    pathlib.Path(d, "tests/test_tiers.py").write_text(
+        "import pytest\n\n\ndef test_quick():\n    pass\n\n\n"
+        "@pytest.mark.slow\ndef test_slow():\n    assert 0, 'ran'\n")
+    with open(os.path.join(d, "Makefile"), "a") as f:
+        f.write("tiers-test:\n\t@$(TEST) tests/test_tiers.py\n")
+    p = make(d, "check", "CHECKS=tiers-test")
+    assert p.returncode == 0 and re.search(
+        r"^make check: tiers-test +passed +\d+ s  \(1 slow: make check-all\)$",
+        p.stdout, re.M), p.stdout + p.stderr
+    p = make(d, "check-all", "CHECKS=tiers-test")
+    assert p.returncode != 0 and re.search(
+        r"^make check-all: tiers-test +FAILED", p.stdout, re.M), p.stdout
+    assert "AssertionError: ran" in p.stdout, p.stdout
+
+
 def test_program_finds_its_toolkit(request):
     """Without the ld.so cache (a toolkit without its ld.so.conf entry), the
     program still starts: RUNPATH names the toolkit's lib64; no GPU: exit 3,

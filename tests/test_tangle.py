@@ -48,7 +48,7 @@ def seeded(d, more=KERNELS, deps=True):
             "exercises", "experiments", "plots") for p in
             pathlib.Path(REPO, "build", top).rglob("*") if p.is_file()]
     seed += [f"build/{f}" for f in os.listdir(os.path.join(REPO, "build"))
-             if re.search(r"\.(cu|c|h|sha256|tokens|json|mk)$", f)]
+             if re.search(r"\.(cu|c|h|sha256|tokens|json|mk|tsv)$", f)]
     return checkout(d, seed=seed + more + ["build/.deps-ok"] * deps)
 
 
