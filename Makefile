@@ -415,6 +415,7 @@ tangle-test: $(BIN) site ## tangle, build, weave in scratch copies; exit codes
 	@$(TEST) tests/test_tangle.py --bin $(BIN)
 
 # The page's solution through make exercise-check (no GPU), then its tests.
+## exercise-check-solution: the page's solution, the CPU model's wrong loops
 exercise-check-solution: $(OBJDIR)/exercises/solution $(BIN)
 	@$(MAKE) --no-print-directory exercise-check EXERCISE=solution
 	@$(MAKE) --no-print-directory exercise-check EXERCISE=solution PART=1

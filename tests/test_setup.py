@@ -362,3 +362,18 @@ def test_layout_edit_keeps_the_numbers(tmp_path, edit, stale):
         pytest.skip("every number is stale already: no evidence of these "
                     "sources' tokens")
     assert (n > real) is stale and (stale or n == real), (n, real)
+
+
+def test_help_lists_every_documented_target():
+    """make help: a line "  make NAME  what it does" for each target the
+    Makefile or lit.mk documents with ##, the check groups included."""
+    lit = pathlib.Path(litkit.DIR, "lit.mk").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^([a-z0-9-]+):.* ## ", lit, re.M))
+    text = pathlib.Path(REPO, "Makefile").read_text(encoding="utf-8")
+    documented |= {a or b for a, b in re.findall(
+        r"^([a-z0-9-]+):.* ## |^## ([a-z0-9-]+): ", text, re.M)}
+    p = make(REPO, "help")
+    assert p.returncode == 0, p.stderr
+    listed = re.findall(r"^  make ([a-z0-9-]+) +\S", p.stdout, re.M)
+    assert sorted(listed) == sorted(documented), p.stdout
+    assert {"check", "check-all", "exercise-check-solution"} <= set(listed)

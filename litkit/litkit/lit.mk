@@ -79,9 +79,10 @@ deps:
 
 help: ## list the targets a user types (in the Makefile or lit.mk)
 	@echo "$(TITLE). Targets:"
-	@sed -n -e 's/^\([a-z0-9-]*\):.* ## /  make \1\t/p' \
-	  -e 's/^## \([a-z0-9-]*\): /  make \1\t/p' \
-	  $(call sq,$(firstword $(MAKEFILE_LIST))) $(LIT)/lit.mk | expand -t 26
+	@sed -n -e 's/^\([a-z0-9-]*\):.* ## /\1\t/p' \
+	  -e 's/^## \([a-z0-9-]*\): /\1\t/p' \
+	  $(call sq,$(firstword $(MAKEFILE_LIST))) $(LIT)/lit.mk | \
+	  awk -F '\t' '{ printf "  make %-18s %s\n", $$1, $$2 }'
 	@$(if $(HELP_VARS),echo $(call sq,Variables: $(foreach \
 	  v,$(HELP_VARS),$v=$($v))))
 	@echo "make V=1 ... prints each command in full."
