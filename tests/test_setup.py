@@ -60,11 +60,14 @@ def test_setup_first_without_root(tmp_path, goal):
 
 
 @pytest.mark.parametrize("goal,pip", [([], True), (["sm80-check"], True),
-                                      (["site"], False), (["tangle"], False)],
-                         ids=["all", "sm80-check", "site", "tangle"])
+                                      (["check-all"], True), (["site"], False),
+                                      (["tangle"], False)],
+                         ids=["all", "sm80-check", "check-all", "site",
+                              "tangle"])
 def test_setup_before_the_goal(tmp_path, goal, pip):
     """Set-up runs before the first tangle, whatever the goal; goals that run
-    cuobjdump (make, check, sm80-check) have it installed first."""
+    cuobjdump (make, check, check-all, sm80-check) have it installed
+    first."""
     d = checkout(str(tmp_path / "c"))
     log = tmp_path / "log"
     script(f"{d}/litkit/litkit/setup.sh",
@@ -377,3 +380,18 @@ def test_help_lists_every_documented_target():
     listed = re.findall(r"^  make ([a-z0-9-]+) +\S", p.stdout, re.M)
     assert sorted(listed) == sorted(documented), p.stdout
     assert {"check", "check-all", "exercise-check-solution"} <= set(listed)
+
+
+def test_help_after_a_litkit_change_reads_its_source(tmp_path):
+    """After a pull that changed litkit, make help and make -n (which install
+    nothing) read litkit's source, not the older copy in build/venv."""
+    d = seeded(tmp_path)
+    lit = pathlib.Path(d, "litkit", "litkit", "lit.mk")
+    lit.write_text(lit.read_text(encoding="utf-8") + "\nnew-goal: ## added "
+                   "by the test\n\t@echo new-goal ran\n", encoding="utf-8")
+    p = make(d, "help")
+    assert re.search(r"^  make new-goal +added by the test$", p.stdout,
+                     re.M), p.stdout
+    assert make(d, "-n", "new-goal").stdout == "echo new-goal ran\n"
+    installed = pathlib.Path(litkit.DIR, "lit.mk").read_text(encoding="utf-8")
+    assert "new-goal" not in installed, "make help installed litkit"

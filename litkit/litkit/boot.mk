@@ -36,13 +36,15 @@ refuse = $(if $(BUILDING),$(if $(shell case $(call sq,$($1)) in ($2) ;; \
 SETUP := LIT_APT=$(call sq,$(LIT_APT)) LIT_PIP=$(call sq,$(LIT_PIP)) \
   LIT_PIP_UNLESS=$(call sq,$(LIT_PIP_UNLESS)) LIT_SRC=$(call sq,$(LIT_SRC)) \
   PYTHON=$(call sq,$(PYTHON)) $(call sq,$(LIT_SRC))/litkit/setup.sh
+# LIT_OLD: the installed litkit is missing or older than its source.
+LIT_OLD := $(shell [ -f $(VENV)/.litkit-installed ] && [ -z "$$(find \
+  $(call sq,$(LIT_SRC)) -type f -newer $(VENV)/.litkit-installed | \
+  head -n 1)" ] || echo lit)
 SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
   $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
   q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
   for f in $(call sq,$(LIT_SRC))/litkit/setup.sh $(LIT_SETUP_DEPS); do [ \
-  build/.deps-ok -nt "$$f" ] || echo deps; done; [ -f \
-  $(VENV)/.litkit-installed ] && [ -z "$$(find $(call sq,$(LIT_SRC)) -type f \
-  -newer $(VENV)/.litkit-installed | head -n 1)" ] || echo lit))
+  build/.deps-ok -nt "$$f" ] || echo deps; done)$(LIT_OLD))
 ifneq ($(SETUP_DUE),)
 $(shell $(SETUP) --if-root $(if $(filter deps,$(SETUP_DUE)),$(if $(filter \
   $(or $(LIT_PIP_GOALS),all),$(or $(MAKECMDGOALS),all)),,--no-pip),\
@@ -51,9 +53,12 @@ $(if $(filter 0,$(.SHELLSTATUS)),,$(error set-up failed (its message is \
   above); make stopped before anything needs the missing parts))
 endif
 # The installed litkit's folder (shell tools, filters, theme, lit.mk);
-# before any set-up (make -n, make clean in a fresh clone): its source.
-LIT := $(or $(shell $(VENV)/bin/python -E -s -c 'import os, litkit; \
-  print(os.path.relpath(litkit.DIR))' 2>/dev/null),$(LIT_SRC)/litkit)
+# before any set-up (make -n, make clean in a fresh clone), or when the
+# installed one is older than its source and no set-up ran (make help or
+# make -n after a pull): its source.
+LIT := $(or $(if $(and $(LIT_OLD),$(if $(SETUP_DUE),,x)),,$(shell \
+  $(VENV)/bin/python -E -s -c 'import os, litkit; \
+  print(os.path.relpath(litkit.DIR))' 2>/dev/null)),$(LIT_SRC)/litkit)
 ifeq ($(wildcard $(VENV)/bin/python),)
 PY := PYTHONPATH=$(call sq,$(LIT_SRC)) $(PYTHON) -B -s
 endif
