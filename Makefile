@@ -18,8 +18,8 @@ LIT_APT  := python3-matplotlib chromium chromium-driver tidy gcc \
 LIT_PIP  := nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
 LIT_PIP_UNLESS := CUDA_HOME=$${CUDA_HOME:-/usr/local/cuda} \
                   tools/compile/find-tool.sh cuobjdump
-LIT_PIP_GOALS  := all check check-all sm80-check stage-limits \
-                  evidence-compile compile-test
+LIT_PIP_GOALS  := all check sm80-check stage-limits evidence-compile \
+                  compile-test
 LIT_SETUP_DEPS := tools/compile/find-tool.sh
 include $(LIT_SRC)/litkit/boot.mk
 # nvcc: on PATH, in $CUDA_HOME or /usr/local/cuda; CUDA_HOME: where it lives.
@@ -245,7 +245,7 @@ PITFALL_BINS := $(filter $(OBJDIR)/pitfalls/%,$(BINS))
 pitfalls: deps $(PITFALL_BINS) build/$(REFUSED).cu
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES)
 
-pitfalls-compile: deps $(PITFALL_BINS) build/$(REFUSED).cu ## no GPU: nvcc, model
+pitfalls-compile: deps $(PITFALL_BINS) build/$(REFUSED).cu ## no GPU: the model
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
 
 # ---- compile checks and compile evidence (no GPU) ---------------------------

@@ -64,9 +64,10 @@ def sources(src=REPO):
 
 def checkout(dest, src=REPO, files=None, seed=()):
     """Copy files (default: sources(src)), then seed's products that exist,
-    into dest, mtimes kept (the folders' too) (a product gone by the time it is copied is left
-    out); returns dest. A seed with the set-up's stamp build/.deps-ok gets
-    src's build/venv (litkit installed) too, as a link."""
+    into dest, mtimes kept, the folders' too (a product gone by the time it
+    is copied is left out); returns dest. A seed with the set-up's stamp
+    build/.deps-ok gets src's build/venv (litkit installed) too, as a
+    link."""
     if not files:
         files = sources(src)
     seeded = [s for s in seed if os.path.isfile(os.path.join(src, s))]
@@ -79,9 +80,8 @@ def checkout(dest, src=REPO, files=None, seed=()):
             # since it was listed: not a source, so the copy goes without
             if rel not in seeded:
                 raise
-    # The folders' mtimes too (make reads evidence/'s), deepest first.
-    for folder in sorted({os.path.dirname(r) for r in list(files) + seeded}
-                         - {""}, key=lambda f: -f.count("/")):
+    # The folders' mtimes too (make reads evidence/'s).
+    for folder in {os.path.dirname(r) for r in list(files) + seeded} - {""}:
         shutil.copystat(os.path.join(src, folder), os.path.join(dest, folder))
     venv = os.path.join(src, "build", "venv")
     if "build/.deps-ok" in seeded and os.path.isdir(venv):

@@ -9,8 +9,9 @@
 # The module sets before: LIT_SRC (litkit's source folder); optionally
 # USER_VARS (taken from the command line only), LIT_APT, LIT_PIP,
 # LIT_PIP_UNLESS (see setup.sh), LIT_PIP_GOALS (the goals that need
-# LIT_PIP; default: all), LIT_SETUP_DEPS (files whose change runs the set-up
-# again), NOBUILD_GOALS (goals that build nothing, beside clean help setup).
+# LIT_PIP; default: all; check brings check-all), LIT_SETUP_DEPS (files
+# whose change runs the set-up again), NOBUILD_GOALS (goals that build
+# nothing, beside clean help setup).
 
 # ---- the user's variables: only from the command line (make CC=clang) -----
 USER_VARS += PYTHON
@@ -46,9 +47,10 @@ SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
   for f in $(call sq,$(LIT_SRC))/litkit/setup.sh $(LIT_SETUP_DEPS); do [ \
   build/.deps-ok -nt "$$f" ] || echo deps; done)$(LIT_OLD))
 ifneq ($(SETUP_DUE),)
+PIP_GOALS := $(or $(LIT_PIP_GOALS),all) $(if $(filter check,$(LIT_PIP_GOALS)),\
+  check-all)
 $(shell $(SETUP) --if-root $(if $(filter deps,$(SETUP_DUE)),$(if $(filter \
-  $(or $(LIT_PIP_GOALS),all),$(or $(MAKECMDGOALS),all)),,--no-pip),\
-  --lit-only) >&2)
+  $(PIP_GOALS),$(or $(MAKECMDGOALS),all)),,--no-pip),--lit-only) >&2)
 $(if $(filter 0,$(.SHELLSTATUS)),,$(error set-up failed (its message is \
   above); make stopped before anything needs the missing parts))
 endif
