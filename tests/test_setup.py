@@ -90,7 +90,7 @@ def venv_with(tmp_path, nvidia):
     """A copy whose toolkit lacks cuobjdump, with a copy of the real
     build/venv (litkit installed), NVIDIA's packages in it or not."""
     d = checkout(str(tmp_path / "c"))
-    script(f"{d}/tools/compile/find-tool.sh", "echo \"$1\"; exit 1\n")
+    script(f"{d}/litkit/litkit/find-tool.sh", "echo \"$1\"; exit 1\n")
     shutil.copytree(os.path.join(REPO, "build/venv"), f"{d}/build/venv",
                     symlinks=True, ignore=None if nvidia else
                     shutil.ignore_patterns("nvidia*"))

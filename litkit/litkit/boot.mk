@@ -7,14 +7,18 @@
 # includes once it has set its variables.
 #
 # The module sets before: LIT_SRC (litkit's source folder); optionally
-# USER_VARS (taken from the command line only), LIT_APT, LIT_PIP,
+# USER_VARS (its own variables taken from the command line only: lit.mk's,
+# cuda.mk's and nvcc's are already), LIT_APT, LIT_PIP,
 # LIT_PIP_UNLESS (see setup.sh), LIT_PIP_GOALS (the goals that need
 # LIT_PIP; default: all; check brings check-all), LIT_SETUP_DEPS (files
 # whose change runs the set-up again), NOBUILD_GOALS (goals that build
 # nothing, beside clean help setup).
 
 # ---- the user's variables: only from the command line (make CC=clang) -----
-USER_VARS += PYTHON
+USER_VARS += PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC JOBS TIDY CHROMIUM \
+  CHROMEDRIVER NVCC ARCH CC CFLAGS \
+  NVCCFLAGS NVCCFLAGS_EXTRA LDFLAGS LDLIBS CUOBJDUMP NVDISASM \
+  NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS
 $(foreach v,$(sort $(USER_VARS)),$(if $(filter environment,$(origin $v)),$(if \
   $(MAKE_RESTARTS)$(filter-out 0,$(MAKELEVEL)),,$(warning note: ignoring $v \
   from the environment; give it on the command line: make $v=...))$(eval \
@@ -43,9 +47,9 @@ LIT_OLD := $(shell [ -f $(VENV)/.litkit-installed ] && [ -z "$$(find \
   head -n 1)" ] || echo lit)
 SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
   $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
-  q,$(firstword -$(MAKEFLAGS))),,x),$(shell \
+  q,$(firstword -$(MAKEFLAGS))),,x),$(strip $(shell \
   for f in $(call sq,$(LIT_SRC))/litkit/setup.sh $(LIT_SETUP_DEPS); do [ \
-  build/.deps-ok -nt "$$f" ] || echo deps; done)$(LIT_OLD))
+  build/.deps-ok -nt "$$f" ] || echo deps; done) $(LIT_OLD)))
 ifneq ($(SETUP_DUE),)
 PIP_GOALS := $(or $(LIT_PIP_GOALS),all) $(if $(filter check,$(LIT_PIP_GOALS)),\
   check-all)

@@ -25,10 +25,12 @@
 #               CHECKS at all: the module defines check itself. make check
 #               leaves out the tests marked slow (pytest -m "not slow":
 #               whole scratch builds), make check-all runs every test.
-# Goals: tangle, facts, site, check, record-sources REV=..., help; build/tangle.mk
+# Goals: tangle, facts, site, check, record-sources REV=..., help, clean
+# (build/ but build/venv, and the pages); build/tangle.mk
 # is the tangle's stamp (make remakes it first, so make -q agrees after
 # make). Helpers: sq (quoting), refuse (boot.mk), changed, TMP, NEED, PY
 # (the venv's Python), TEST (pytest, with tests/pytest.ini only), FORCE,
+# PAGE_TOOLS (TIDY, CHROMIUM, CHROMEDRIVER: what page tests need),
 # Q and show: a recipe line `@$(call show,WHAT,FILE)` then `$(Q)command`
 # prints "  WHAT     FILE", or with make V=1 the command in full (kbuild's
 # convention).
@@ -47,6 +49,13 @@ NOWEAVE   ?= noweave
 PANDOC    ?= pandoc
 export NOTANGLE NOROOTS NOWEAVE PANDOC
 NEED := $(LIT)/need.sh
+# The page tests' tools, and need.sh's triples for them (PAGE_TOOLS).
+TIDY         ?= tidy
+CHROMIUM     ?= chromium
+CHROMEDRIVER ?= chromedriver
+export TIDY CHROMIUM CHROMEDRIVER
+PAGE_TOOLS = $(call sq,$(TIDY)) tidy apt $(call sq,$(CHROMIUM)) chromium apt \
+  $(call sq,$(CHROMEDRIVER)) chromium-driver apt
 # A recipe line's temporary output: its shell's PID in the name, so two
 # makes at once (a build on save beside a terminal's) never share one.
 TMP = $@.$$$$.tmp
@@ -65,7 +74,7 @@ changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
 ifeq ($(.DEFAULT_GOAL),)
 .DEFAULT_GOAL := all
 endif
-.PHONY: FORCE tangle facts site help setup record-sources deps
+.PHONY: FORCE tangle facts site help setup record-sources deps clean
 FORCE: ; @:
 ifeq ($(V),1)
 Q :=
@@ -116,6 +125,10 @@ $(TANGLED) &: # removed since (by make clean earlier in this run, say)
 ifneq ($(BUILDING),)
 include build/tangle.mk
 endif
+
+clean: ## remove build/ (but its set-up, build/venv) and the pages
+	rm -rf $(filter-out $(VENV) $(VENV).lock,$(wildcard build/* build/.??*)) \
+	  $(SITE_PAGES) site/downloads
 
 # make clean with other goals (make -j2 clean all): one after another.
 ifneq ($(and $(filter clean,$(MAKECMDGOALS)),$(word 2,$(MAKECMDGOALS))),)

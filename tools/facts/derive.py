@@ -9,9 +9,14 @@ of piped/sync, spread.2048.ratio_max - ratio_min); inconclusive (separate
 processes on both sides); fused / not fused (prediction 4's question).
 Depths, sizes, residency settings and the experiments' groups and claims:
 tools/manifest.toml.
+
+python3 -m tools.facts.derive FACTS: warn (stderr) of each evidence set
+that the gathered facts (build/facts.json) mark as of other sources.
 """
 
+import json
 import os
+import sys
 from tools import manifest
 
 PREDICTED_RATIO = (0.75, 0.95)        # prediction 1: piped/sync at N = 2048
@@ -439,3 +444,23 @@ def lab_verdicts(put, facts, m):
     put("verdict.loops_gpu", runs + ["lab.loops.good.passed"],
         lambda *t: "control failed" if not t[-1] else "some missed"
         if "missed" in t else "all caught")
+
+
+def warn_stale(path):
+    """Print a warning to stderr for each evidence set that the facts file
+    at path (litkit/gather.py's JSON) marks stale: page.stale (the GPU
+    evidence), page.compile_stale (the compile evidence). Returns 0;
+    OSError or ValueError for a missing or unreadable file."""
+    with open(path, encoding="utf-8") as f:
+        facts = json.load(f)["facts"]
+    for key, what, goal in (("stale", "GPU", "evidence-gpu"),
+                            ("compile_stale", "compile", "evidence-compile")):
+        if facts.get("page." + key, {}).get("text") == "yes":
+            print(f"WARNING: the {what} evidence is of other sources; the "
+                  f"page marks it stale until make {goal} is run and "
+                  "committed", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(warn_stale(*sys.argv[1:]))

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/compile/run-nvcc.sh [--expect-fail] OUT LOG -- NVCC ARGS...
+# run-nvcc.sh (litkit) [--expect-fail] OUT LOG -- NVCC ARGS...
 #
 # One compile of the compile checks: the command goes to OUT.cmd, all the
 # compiler printed to LOG, its output to OUT (through OUT.PID.tmp: two makes

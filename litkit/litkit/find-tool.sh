@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/compile/find-tool.sh NAME: the path of CUDA tool NAME (cuobjdump,
+# find-tool.sh (litkit) NAME: the path of CUDA tool NAME (cuobjdump,
 # nvdisasm) from $CUDA_HOME/bin, PATH, or NVIDIA's Python packages in
 # build/venv (litkit/setup.sh) or $PYTHON; else the bare NAME, for need.sh
 # to name. Exit: 0 found, 1 not found, 2 usage.
