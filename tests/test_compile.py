@@ -138,6 +138,26 @@ def test_negative_control_fails_through_make(tmp_path, which, var, kernel):
     assert not (d / "sm80-check-s2.json").exists(), "no passing report left"
 
 
+def test_evidence_only_of_the_lesson(tmp_path):
+    """evidence-compile refuses passing reports of other sources (the
+    negative control's, say), writing nothing; the lesson's pass that
+    gate."""
+    for name, source in (("sm80-check-s2", "x/pipelined_gemm.cu x/b.cu"),
+                         ("stage-limits", checks.LESSON)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(
+            {"ok": True, "source": source}))
+        (tmp_path / f"{name}.txt").write_text("")
+    p = run([sys.executable, "-m", "tools.compile.checks", "evidence",
+             "--dir", str(tmp_path), "--source-hash", "x", "--source-tokens",
+             "x", "--out-dir", str(tmp_path / "out")])
+    assert p.returncode == 1 and "x/b.cu are not the lesson's program" in \
+        p.stderr, p.stderr
+    assert not (tmp_path / "out").exists()
+    for name in ("sm80-check-s2.json", "stage-limits.json"):   # if made
+        if os.path.exists(os.path.join(CK, name)):
+            assert json.loads(read(name, CK))["source"] == checks.LESSON
+
+
 @pytest.mark.slow
 def test_every_kernel_file_builds():
     """make build-all: every kernel file of the manifest (pitfalls,

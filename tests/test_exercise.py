@@ -106,7 +106,8 @@ LOOPS = {
     # a cuda::pipeline copy committed by __pipeline_commit: refused
     "mixed-completion": (2, r"thread \d+ uses __pipeline_commit at {L} "
                          r"after cuda::memcpy_async at {L}: the model "
-                         r"tracks a thread's copies through one of the completion ")}
+                         r"tracks a thread's copies through one of the "
+                         r"completion ")}
 NO_READ = {"fill-before-barrier", "divergent-barrier", "mixed-completion"}
 
 

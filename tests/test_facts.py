@@ -109,7 +109,8 @@ def test_formats_show_values_once():
 
 def test_real_schema_lists_every_fact_of_the_page(tmp_path):
     """The real schema parses, no evidence gives only page.evidence = none
-    (and the cited facts, which need no evidence), and every [name]{.fact} and fact="name" of day74.nw is in it."""
+    (and the cited facts, which need no evidence), and every [name]{.fact}
+    and fact="name" of day74.nw is in it."""
     (tmp_path / "none").mkdir()
     p, _, doc = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
                             schema=real_schema(tmp_path))

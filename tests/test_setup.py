@@ -38,20 +38,26 @@ def as_nobody(d):
     return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
-@pytest.mark.parametrize("goal", GOALS, ids=lambda g: " ".join(g) or "all")
-def test_setup_first_without_root(tmp_path, goal):
+@pytest.mark.parametrize("module,goal", [("", g) for g in GOALS] + [(
+    "examples/day00", [])], ids=lambda g: " ".join(g) or "all" if isinstance(
+        g, list) else g.split("/")[-1] or "day74")
+def test_setup_first_without_root(tmp_path, module, goal):
     """A fresh clone, no Debian packages (dpkg-query finds none), no root:
     whatever the first goal, make stops at once with the one command an
-    administrator runs; nothing was tangled; no stamp."""
-    d = checkout(tempfile.mkdtemp(prefix="day74-setup-"))
-    script(f"{d}/.bin/dpkg-query", "exit 1\n")
+    administrator runs; nothing was tangled; no stamp. The example module
+    (no LIT_SETUP_DEPS) too."""
+    top = checkout(tempfile.mkdtemp(prefix="day74-setup-"))
+    d = os.path.join(top, module)
+    script(f"{top}/.bin/dpkg-query", "exit 1\n")
     try:
-        p = make(d, *goal, pre=as_nobody(d),
-                 env={"PATH": f"{d}/.bin:{os.environ['PATH']}", "HOME": d})
+        p = make(d, *goal, pre=as_nobody(top),
+                 env={"PATH": f"{top}/.bin:{os.environ['PATH']}",
+                      "HOME": top})
         made = [f for f in ("build/tangle.mk", "build/pipelined_gemm.cu",
-                            "build/.deps-ok") if os.path.exists(f"{d}/{f}")]
+                            "build/saxpy.c", "build/.deps-ok")
+                if os.path.exists(f"{d}/{f}")]
     finally:
-        shutil.rmtree(d, ignore_errors=True)
+        shutil.rmtree(top, ignore_errors=True)
     assert p.returncode != 0, p.stdout[-500:]
     assert re.search(r"apt-get install -y --no-install-recommends.* noweb\b"
                      r".* pandoc\b", p.stderr), p.stderr

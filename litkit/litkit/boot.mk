@@ -10,9 +10,11 @@
 # USER_VARS (its own variables taken from the command line only: lit.mk's,
 # cuda.mk's and nvcc's are already), LIT_APT, LIT_PIP,
 # LIT_PIP_UNLESS (see setup.sh), LIT_PIP_GOALS (the goals that need
-# LIT_PIP; default: all; check brings check-all), LIT_SETUP_DEPS (files
-# whose change runs the set-up again), NOBUILD_GOALS (goals that build
-# nothing, beside clean help setup).
+# LIT_PIP; default: all; check brings check-all), LIT_SASS_GOALS (the goals
+# that run cuobjdump and nvdisasm: NVIDIA's packages of them join LIT_PIP,
+# unless the toolkit has them, and these goals LIT_PIP_GOALS),
+# LIT_SETUP_DEPS (files whose change runs the set-up again), NOBUILD_GOALS
+# (goals that build nothing, beside clean help setup).
 
 # ---- the user's variables: only from the command line (make CC=clang) -----
 USER_VARS += PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC JOBS TIDY CHROMIUM \
@@ -25,6 +27,7 @@ $(foreach v,$(sort $(USER_VARS)),$(if $(filter environment,$(origin $v)),$(if \
   undefine $v)))
 # The system Python, from which build/venv is made with its site packages.
 PYTHON ?= $(or $(wildcard /usr/bin/python3),python3)
+export PYTHON
 VENV   := build/venv
 # The venv's Python, which runs every tool. -E -s: no PYTHONPATH,
 # PYTHONIOENCODING..., no user site: nothing of the user's reaches a tool.
@@ -38,6 +41,12 @@ refuse = $(if $(BUILDING),$(if $(shell case $(call sq,$($1)) in ($2) ;; \
   (*) echo x;; esac),$(error $1=$($1) cannot work: $3)))
 
 # ---- set-up: once, and again when setup.sh, LIT_SETUP_DEPS or litkit change
+ifneq ($(LIT_SASS_GOALS),)
+LIT_PIP        += nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm
+LIT_PIP_UNLESS ?= CUDA_HOME=$${CUDA_HOME:-/usr/local/cuda} \
+                  $(LIT_SRC)/litkit/find-tool.sh cuobjdump
+LIT_PIP_GOALS  += $(LIT_SASS_GOALS)
+endif
 SETUP := LIT_APT=$(call sq,$(LIT_APT)) LIT_PIP=$(call sq,$(LIT_PIP)) \
   LIT_PIP_UNLESS=$(call sq,$(LIT_PIP_UNLESS)) LIT_SRC=$(call sq,$(LIT_SRC)) \
   PYTHON=$(call sq,$(PYTHON)) $(call sq,$(LIT_SRC))/litkit/setup.sh

@@ -12,8 +12,9 @@
 #                 .cu, every .c object includes
 #   CK, CK_FILES  the compile checks' folder and kernel files (FILE, or
 #                 PREFIX=FILE for products named PREFIX<stem>); optional
-#   CK_PARAM      the macro a product's stem ARCH-sN sets to N; CK_FLAGS:
-#                 a function of the stem ($1) giving more flags
+#   CK_PARAM      the macro a product's stem ARCH-sN sets to N (optional:
+#                 without it, a stem is ARCH); CK_FLAGS: a function of the
+#                 stem ($1) giving more flags
 # It gives:
 #   NVCC, CUDA_HOME   nvcc on PATH, in $CUDA_HOME or /usr/local/cuda, and
 #                 its toolkit (unless the command line gives them);
@@ -127,8 +128,8 @@ ifneq ($(CK),)
 ck_arch  = $(word 1,$(subst -s, ,$1))
 ck_param = $(word 2,$(subst -s, ,$1))
 CK_NVCC  = $(LIT)/run-nvcc.sh $1 -- $(call sq,$(NVCC)) $(NVCC_NEEDS) \
-  $(NVCCFLAGS) $(WERROR) -Ibuild -arch=$(call ck_arch,$2) \
-  -D$(CK_PARAM)=$(call ck_param,$2) $(strip $(call CK_FLAGS,$2))
+  $(NVCCFLAGS) $(WERROR) -Ibuild $(strip -arch=$(call ck_arch,$2) $(if \
+  $(CK_PARAM),-D$(CK_PARAM)=$(call ck_param,$2)) $(call CK_FLAGS,$2))
 # The rules of one file: $1 the products' prefix, $2 the file (a product
 # blocked-X matches both X and blocked-X: make takes the shorter stem).
 define LIT_CK_RULES

@@ -193,6 +193,7 @@ site/downloads/source_hash.h: build/source_hash.h
 # ---- make check --------------------------------------------------------------
 ifneq ($(origin CHECKS),undefined)
 JOBS ?= 4
+$(call refuse,JOBS,[1-9]|[1-9][0-9]|[1-9][0-9][0-9],give a number of jobs)
 .PHONY: check check-all $(CHECKS) $(CHECK_AFTER)
 check: deps ## every test group that needs no GPU, its slow tests left out
 	@$(call lit_check,1)

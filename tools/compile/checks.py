@@ -14,8 +14,10 @@ python3 -m tools.compile.checks CHECK --dir DIR ... (options: see main)
             holds one stage (--blocked-source's constants), its piped one N
             (dynamic), past LIMIT at some depth, with OPT_IN.
   evidence  OUT-DIR/compile-nvcc-<release>.txt (transcript) and .facts.json
-            from both reports, kept when only date and host would change.
-Depths by default: tools/manifest.toml's.
+            from both reports (passing, and of the lesson's program: LESSON),
+            kept when only date and host would change.
+Depths by default: tools/manifest.toml's (the blocked pair's with
+--blocked-source); --refused by default: DIR/sm_80-sN.refused.
 sm80 and stages write JSON to --out and a summary to the .txt beside it
 and to stdout. Exit: 0 all hold; 1 an assertion failed (evidence: an
 input is missing or failed); 2 usage or unreadable input.
@@ -42,6 +44,7 @@ FAMILIES = ("copy", "mbarrier_arrive", "commit_group", "wait_group",
             "wait_all", "other")
 SASS_OPS = ("LDGSTS", "LDG", "STS")
 SASS_COLS = (*SASS_OPS, "FFMA", "LDS128")
+LESSON = "build/pipelined_gemm.cu build/blocked_gemm.cu"   # what evidence
 MAX_STATE_STEP = 64
 LIMIT = 48 * 1024   # bytes of static shared memory a block may declare
 OPT_IN = "cudaFuncAttributeMaxDynamicSharedMemorySize"   # to go past LIMIT
@@ -439,6 +442,8 @@ def stages(a, fail):
              "static_assert; compiler said: " +
              (" | ".join(msgs) or text.strip()[:300]))
     res = {"tile_bytes": tile, "limit_bytes": LIMIT, "table": table,
+           "source": " ".join(filter(None, (a.tile_source,
+                                            a.blocked_source))),
            "step_bytes": step, "refused_stages": a.refused_stages,
            "state_step_bytes": None if step is None else step - tile,
            "refused": {"exit": status, "all_static_asserts": msgs,
@@ -544,6 +549,10 @@ def build(a):
         return obj, read(name + ".txt")
     check, check_text = report(f"sm80-check-s{STAGES}")
     limits, limits_text = report("stage-limits")
+    for r in (check, limits):
+        if r.get("source") != LESSON:
+            raise ValueError(f"{r.get('source')} are not the lesson's "
+                             f"program ({LESSON})")
     sass, refused = sorted(limits["table"]), limits["refused_stages"]
     cubins = [f"{u}{x}-s{n}" for u, r in (("", limits),
                                           ("blocked-", limits.get("blocked")))
@@ -636,7 +645,8 @@ def main(argv=None):
     p.add_argument("--sass", nargs="*", default=["sm_80", "sm_90"])
     p.add_argument("--source", default="?")
     p.add_argument("--blocked", action="store_true")
-    s.add_argument("--refused", required=True)
+    s.add_argument("--refused", help="default: DIR/sm_80-sN.refused, N "
+                   "the manifest's refused depth")
     try:
         depths = manifest.load().depths
     except manifest.ManifestError as e:
@@ -645,7 +655,8 @@ def main(argv=None):
     s.add_argument("--arch", nargs="*", default=["sm_80", "sm_90"])
     s.add_argument("--stages", nargs="*", type=int, default=depths.compile)
     s.add_argument("--tile-source", required=True)
-    s.add_argument("--blocked-stages", nargs="*", type=int, default=[])
+    s.add_argument("--blocked-stages", nargs="*", type=int,
+                   help="default: the manifest's with --blocked-source")
     s.add_argument("--blocked-source")
     s.add_argument("--deep-stages", nargs="*", type=int, default=[])
     e.add_argument("--nvcc", default="nvcc")
@@ -659,6 +670,11 @@ def main(argv=None):
     for q in (p, s):
         q.add_argument("--out", required=True)
     a = ap.parse_args(argv)
+    if a.check == "stages":
+        a.refused = a.refused or os.path.join(
+            a.dir, f"sm_80-s{a.refused_stages}.refused")
+        if a.blocked_stages is None:
+            a.blocked_stages = depths.blocked if a.blocked_source else []
     if a.check == "stages" and a.blocked_stages and not a.blocked_source:
         ap.error("--blocked-stages needs --blocked-source")
     if a.check == "evidence":

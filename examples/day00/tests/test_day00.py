@@ -1,5 +1,6 @@
 """Day 0's checks (make check): the program tangled from day00.nw runs
-and is right, and its page holds every chunk, with links that resolve."""
+and is right, its kernel compiled to PTX, and its page holds every chunk,
+with links that resolve."""
 
 import html
 import os
@@ -33,6 +34,14 @@ def test_page_links_and_chunks_resolve():
     assert links and links <= ids, sorted(links - ids)
     chunks = set(re.findall(r"^<<(.+)>>=$", read("day00.nw"), re.M))
     shown = {html.unescape(n) for n in re.findall(r"⟨(.+?)⟩", page)}
-    assert len(chunks) == 3 and chunks <= shown, (chunks, shown)
+    assert len(chunks) == 4 and chunks <= shown, (chunks, shown)
     assert "Generated from <code>day00.nw</code>" in page
     assert read("site/downloads/saxpy.c") == read("build/clean/saxpy.c")
+
+
+def test_kernel_compiled_to_ptx():
+    """build/ptx/sm_80.ptx (litkit's cuda.mk: nvcc, no GPU) holds the kernel
+    as an entry point, compiled with warnings as errors."""
+    assert re.search(r"^\.visible \.entry \w*saxpyKernel\w*\(",
+                     read("build/ptx/sm_80.ptx"), re.M)
+    assert "-Werror all-warnings" in read("build/ptx/sm_80.ptx.cmd")
