@@ -6,7 +6,7 @@
 # ---- what a user may set (on the command line: make ARCH=sm_90) -------------
 # From the environment, these, litkit's (NVCC, ARCH, CC, CFLAGS, ...) and
 # nvcc's variables are ignored with a note: they never change a build.
-USER_VARS := STAGES RUN_ARGS CHECK_CU CHECK_BLOCKED CHECK_DIR
+USER_VARS := STAGES RUN_ARGS
 # The set-up, while make reads this file (boot.mk): the Debian packages,
 # build/venv with litkit, cuobjdump where the toolkit lacks it (for the
 # goals that run it).
@@ -15,6 +15,10 @@ LIT_APT := python3-matplotlib chromium chromium-driver tidy gcc \
            python3-selenium libcmocka-dev pkg-config clang-format-14
 LIT_SASS_GOALS := all check sm80-check stage-limits evidence-compile \
                   compile-test
+# The kernel files and depths: tools/manifest.toml's, for make in LISTS.
+LISTS      := build/manifest.mk
+LISTS_FROM := tools/manifest.toml tools/manifest.py
+LISTS_CMD   = $(PY) -m tools.manifest mk
 include $(LIT_SRC)/litkit/boot.mk
 # NVCC, ARCH (sm_80), NVCCFLAGS, CC, CFLAGS, LDFLAGS, LDLIBS: see cuda.mk.
 STAGES    ?= 2
@@ -32,15 +36,7 @@ NW      := day74.nw
 PROGRAM := pipelined_gemm.cu blocked_gemm.cu kernels.h harness.h harness.c \
            main.c wide_gemm.cu# the program: the pages' downloads
 # KERNELS (root NAME.cu: build/<ARCH>-<STAGES>stages/NAME, with blocked_gemm.o)
-# and BLOCKED_KERNELS (with pipelined_gemm.o), the depths: tools/manifest.toml,
-# as build/manifest.mk (rewritten here when stale).
-MANIFEST := tools/manifest.toml tools/manifest.py
-ifneq ($(BUILDING),)
-$(if $(shell for f in $(MANIFEST); do [ build/manifest.mk -nt $$f ] || { \
-  $(PY) -m tools.manifest mk build/manifest.mk >&2 || echo x; break; }; \
-  done),$(error $(firstword $(MANIFEST)): cannot write build/manifest.mk))
-include build/manifest.mk
-endif
+# and BLOCKED_KERNELS (with pipelined_gemm.o), the depths: from LISTS (above).
 STUDENT := exercises/student# built only by make exercise-check
 DEEP    := exercises/deep-student exercises/deep-solution# part 1's files
 REFUSED := pitfalls/misaligned-copy# must not compile (the page says why)
@@ -94,13 +90,9 @@ C_HEADERS    := build/harness.h
 UNIT_OBJS    := build/host/harness.o# what unit-test links with its tests
 LATEST       := pipelined_gemm# build/pipelined_gemm: the last built
 # The compile checks (cuda.mk): CK/[blocked-|deep-]ARCH-sSTAGES.*, with
-# -DALLOW_DEEP_PIPELINE past the exercise's depths. The negative control
-# points CHECK_CU, CHECK_BLOCKED and CHECK_DIR elsewhere.
-CHECK_CU      ?= build/pipelined_gemm.cu
-CHECK_BLOCKED ?= build/blocked_gemm.cu
-CHECK_DIR     ?= build/checks/main
-CK       := $(CHECK_DIR)
-CK_FILES := $(CHECK_CU) blocked-=$(CHECK_BLOCKED) \
+# -DALLOW_DEEP_PIPELINE past the exercise's depths.
+CK       := build/checks/main
+CK_FILES := build/pipelined_gemm.cu blocked-=build/blocked_gemm.cu \
             deep-=build/exercises/deep-solution.cu
 CK_PARAM := STAGES
 CK_FLAGS  = $(if $(filter-out $(EXERCISE_DEPTHS),$(call ck_param,$1)),\
@@ -197,10 +189,8 @@ stale-evidence: build/facts.json ## warn when evidence/ is of other sources
 	@$(PY) -m tools.facts.derive $<
 
 # ---- the rules --------------------------------------------------------------
-build/tangle.mk: $(MANIFEST)# the roots are the manifest's too
-build/manifest.mk: $(MANIFEST) # again after make clean in the same run
-	@$(PY) -m tools.manifest mk $@
-$(SCHEMA): tools/facts/schema.tsv $(MANIFEST)
+build/tangle.mk: $(LISTS_FROM)# the roots are the manifest's too
+$(SCHEMA): tools/facts/schema.tsv $(LISTS_FROM)
 	@$(PY) -m tools.manifest schema tools/facts/schema.tsv $@
 $(PLOT_FILES) &: build/facts.json tools/plots/plot.py $(LIT)/litlib.py
 	@$(PY) -m tools.plots.plot build/facts.json build/plots
@@ -227,17 +217,17 @@ $(BLOCKED_KERNELS:%=$(OBJDIR)/%): %: %.o $(OBJDIR)/pipelined_gemm.o \
 	$(LINK)
 
 # The compile checks' reports, from cuda.mk's products (the depths: the
-# manifest; one stage's bytes: CHECK_CU's tile constants).
-CK_TOOLS := tools/compile/checks.py $(LIT)/litlib.py build/manifest.mk
+# manifest; one stage's bytes: pipelined_gemm.cu's tile constants).
+CK_TOOLS := tools/compile/checks.py $(LIT)/litlib.py $(LISTS)
 $(CK)/sm80-check-s%.json: $(CK_TOOLS) $(foreach u,/ /blocked-,\
     $(PTX_ARCHES:%=$(CK)$(u)%-s%.ptx) $(SASS_ARCHES:%=$(CK)$(u)%-s%.sass))
 	@$(PY) -m tools.compile.checks sm80 --dir $(CK) --stages $* \
-	  --source "$(CHECK_CU) $(CHECK_BLOCKED)" --ptx $(PTX_ARCHES) \
-	  --sass $(SASS_ARCHES) --blocked --out $@ >/dev/null
+	  --source "build/pipelined_gemm.cu build/blocked_gemm.cu" --ptx \
+	  $(PTX_ARCHES) --sass $(SASS_ARCHES) --blocked --out $@ >/dev/null
 $(CK)/stage-limits.json: $(CK_TOOLS) $(CK)/sm_80-s$(TOO_DEEP).refused \
     $(foreach a,$(SASS_ARCHES),$(DEPTHS:%=$(CK)/$(a)-s%.cubin) \
       $(BLOCKED_DEPTHS:%=$(CK)/blocked-$(a)-s%.cubin) \
-      $(DEEP_DEPTHS:%=$(CK)/deep-$(a)-s%.cubin)) | $(CHECK_BLOCKED)
+      $(DEEP_DEPTHS:%=$(CK)/deep-$(a)-s%.cubin)) | build/blocked_gemm.cu
 	@$(PY) -m tools.compile.checks stages --dir $(CK) --tile-source \
-	  $(CHECK_CU) --blocked-source $(CHECK_BLOCKED) --deep-stages \
-	  $(DEEP_DEPTHS) --out $@ >/dev/null
+	  build/pipelined_gemm.cu --blocked-source build/blocked_gemm.cu \
+	  --deep-stages $(DEEP_DEPTHS) --out $@ >/dev/null

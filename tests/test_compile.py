@@ -12,7 +12,7 @@ from functools import reduce
 
 import pytest
 
-from conftest import FIXTURES, REPO, make, run
+from conftest import FIXTURES, REPO, checkout, make, run
 from tools import manifest
 from tools.compile import checks
 from litkit import litlib
@@ -107,55 +107,42 @@ CALL = re.compile(r"(?:cuda::|__pipeline_)memcpy_async\(\s*([^,;]+?),\s*"
                   r"([^,;]+?),\s*([^;]+?)\);")
 
 
-@pytest.mark.parametrize("which,var,kernel", [
-    ("pipelined", "CHECK_CU", "matmulTilePiped"),
-    ("blocked", "CHECK_BLOCKED", "matmulBlockedPiped")])
-def test_negative_control_fails_through_make(tmp_path, which, var, kernel):
-    """A piped fill rewritten through registers (pipeline calls kept):
-    make sm80-check fails, naming that kernel and no other."""
+@pytest.mark.parametrize("which,kernel", [
+    ("pipelined", "matmulTilePiped"), ("blocked", "matmulBlockedPiped")])
+def test_negative_control_fails_through_make(tmp_path, which, kernel):
+    """A piped fill rewritten through registers (pipeline calls kept) in a
+    copy's tangled file: make sm80-check fails, naming that kernel and no
+    other."""
+    tangled = f"build/{which}_gemm.cu"
     src, n = CALL.subn(lambda m: f"*reinterpret_cast<float4*>({m[1]}) = "
                        f"*reinterpret_cast<const float4*>({m[2]});" + "".join(
                            f" (void)({x});" for x in m[3].split(",")), read(
-                           f"{which}_gemm.cu", os.path.join(REPO, "build")))
+                           tangled, REPO))
     assert n >= 2 and "memcpy_async" not in src, "the program changed shape"
-    cu, d = tmp_path / f"{which}_gemm.cu", tmp_path / "checks"
-    cu.write_text(src)
-    # The other file's products, as make check built them: not compiled again
-    d.mkdir()
-    for f in pathlib.Path(CK).glob("blocked-sm_*-s2.*" if which == "pipelined"
-                                   else "sm_*-s2.*"):
-        shutil.copy2(f, d / f.name)
-    p = make(REPO, "sm80-check", f"{var}={cu}", f"CHECK_DIR={d}")
-    out = p.stdout + p.stderr
+    # The real tangles, and the other file's products as make check built
+    # them (not compiled again); the edited file newer than all of them.
+    other = "blocked-sm_*-s2.*" if which == "pipelined" else "sm_*-s2.*"
+    seed = [str(p.relative_to(REPO)) for p in [
+        *pathlib.Path(REPO, "build").glob("*.*"), *pathlib.Path(
+            REPO, "build/clean").rglob("*.*"), *pathlib.Path(CK).glob(other)]
+        if p.is_file()]
+    d = pathlib.Path(checkout(str(tmp_path / "c"), seed=seed))
+    (d / tangled).write_text(src)
+    os.utime(d / "build/clean" / os.path.basename(tangled))
+    p = make(d, "sm80-check")
+    out, ck = p.stdout + p.stderr, d / "build/checks/main"
     assert p.returncode != 0, out[-2000:]
-    assert (d / "sm_80-s2.ptx").exists() and "sm80-check: FAIL" in out, \
+    assert (ck / "sm_80-s2.ptx").exists() and "sm80-check: FAIL" in out, \
         "it compiled: the failure is the check's, not nvcc's"
     for arch in ("sm_80", "sm_90"):
         assert (f"FAIL {arch} PTX: {kernel} holds no global-to-shared"
                 " cp.async") in out and "through registers" in out
         assert f"FAIL {arch} SASS: {kernel} holds no LDGSTS" in out
     assert len(re.findall("FAIL", out)) == 4, out[-2000:]
-    assert not (d / "sm80-check-s2.json").exists(), "no passing report left"
-
-
-def test_evidence_only_of_the_lesson(tmp_path):
-    """evidence-compile refuses passing reports of other sources (the
-    negative control's, say), writing nothing; the lesson's pass that
-    gate."""
-    for name, source in (("sm80-check-s2", "x/pipelined_gemm.cu x/b.cu"),
-                         ("stage-limits", checks.LESSON)):
-        (tmp_path / f"{name}.json").write_text(json.dumps(
-            {"ok": True, "source": source}))
-        (tmp_path / f"{name}.txt").write_text("")
-    p = run([sys.executable, "-m", "tools.compile.checks", "evidence",
-             "--dir", str(tmp_path), "--source-hash", "x", "--source-tokens",
-             "x", "--out-dir", str(tmp_path / "out")])
-    assert p.returncode == 1 and "x/b.cu are not the lesson's program" in \
-        p.stderr, p.stderr
-    assert not (tmp_path / "out").exists()
-    for name in ("sm80-check-s2.json", "stage-limits.json"):   # if made
-        if os.path.exists(os.path.join(CK, name)):
-            assert json.loads(read(name, CK))["source"] == checks.LESSON
+    assert not (ck / "sm80-check-s2.json").exists(), "no passing report left"
+    assert re.search(r"^\S*nvcc .* -ptx build/" + which, p.stdout, re.M) \
+        and not re.search(r"-ptx build/(?!" + which + ")", p.stdout), \
+        "only the edited file was compiled again"
 
 
 @pytest.mark.slow

@@ -14,7 +14,10 @@
 # that run cuobjdump and nvdisasm: NVIDIA's packages of them join LIT_PIP,
 # unless the toolkit has them, and these goals LIT_PIP_GOALS),
 # LIT_SETUP_DEPS (files whose change runs the set-up again), NOBUILD_GOALS
-# (goals that build nothing, beside clean help setup).
+# (goals that build nothing, beside clean help setup), LISTS (a makefile of
+# the module's lists, build/NAME.mk, that the command LISTS_CMD FILE writes
+# from the files LISTS_FROM: made again when older than one of them, then
+# read here, so that the module's variables can use its lists).
 
 # ---- the user's variables: only from the command line (make CC=clang) -----
 USER_VARS += PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC JOBS TIDY CHROMIUM \
@@ -76,4 +79,10 @@ LIT := $(or $(if $(and $(LIT_OLD),$(if $(SETUP_DUE),,x)),,$(shell \
   print(os.path.relpath(litkit.DIR))' 2>/dev/null)),$(LIT_SRC)/litkit)
 ifeq ($(wildcard $(VENV)/bin/python),)
 PY := PYTHONPATH=$(call sq,$(LIT_SRC)) $(PYTHON) -B -s
+endif
+ifneq ($(and $(LISTS),$(BUILDING)),)
+$(if $(shell for f in $(LISTS_FROM); do [ $(LISTS) -nt $$f ] || { \
+  $(LISTS_CMD) $(LISTS) >&2 || echo x; break; }; done),$(error \
+  $(firstword $(LISTS_FROM)): cannot write $(LISTS)))
+include $(LISTS)
 endif

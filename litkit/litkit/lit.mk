@@ -130,6 +130,11 @@ clean: ## remove build/ (but its set-up, build/venv) and the pages
 	rm -rf $(filter-out $(VENV) $(VENV).lock,$(wildcard build/* build/.??*)) \
 	  $(SITE_PAGES) site/downloads
 
+ifneq ($(LISTS),)
+$(LISTS): $(LISTS_FROM) # (boot.mk reads it) again after make clean
+	@$(LISTS_CMD) $@
+endif
+
 # make clean with other goals (make -j2 clean all): one after another.
 ifneq ($(and $(filter clean,$(MAKECMDGOALS)),$(word 2,$(MAKECMDGOALS))),)
 .NOTPARALLEL:
