@@ -275,7 +275,8 @@ def test_c_compilers(scratch, cc, omp):
 
 @pytest.mark.slow
 def test_clean_with_other_goals(tmp_path):
-    """clean with other goals under -j gives what they give in turn."""
+    """clean with other goals under -j gives what they give in turn; after
+    them make -q agrees (the tangle's stamp is written again)."""
     d = pathlib.Path(seeded(str(tmp_path / "j")))
     for args in (["-j4", "clean", "tangle", "site"], ["-j2", "clean", "all"],
                  ["-j3", "site", "clean"]):
@@ -283,6 +284,9 @@ def test_clean_with_other_goals(tmp_path):
         assert (differ(d) == []) if args[-1] != "clean" else not (
             set(os.listdir(d / "build")) - {"venv", "venv.lock"} or
             (d / "site/index.html").exists()), args   # the set-up stays
+        q = make(d, "-q", *args[2:])
+        assert args[-1] == "clean" or (q.returncode, q.stdout) == (0, ""), (
+            "make -q after", args, q.stdout)
         assert args[-1] != "all" or run([d / BIN, "--help"]).returncode == 0
 
 

@@ -7,14 +7,24 @@
 #                 -Wextra -Wpedantic], NVCCFLAGS_EXTRA, LDFLAGS, LDLIBS: the
 #                 user's flags, which the module's never replace
 #   NVCC_NEEDS, CC_NEEDS, LINK_NEEDS: the flags the program needs (after
-#                 the user's); CUDA_DEFS: more for its .cu objects only
+#                 the user's); a program with .cu objects links the CUDA
+#                 runtime here: -L$(CUDA_HOME)/lib64 -lcudart_static -ldl
+#                 -lrt -lpthread -lstdc++ -lm; CUDA_DEFS: more flags for its
+#                 .cu objects only; ARCH_FLAGS (for nvcc, instead of
+#                 -arch=ARCH) and C_DEFS (for cc): an object's own, as
+#                 target-specific variables (OBJDIR/x.o: C_DEFS := -DX=1)
+#   LATEST        optional: the binary linked as build/LATEST; BUILT_WITH:
+#                 what LINK says it was built with [ARCH=...]; UNIT_OBJS:
+#                 what the unit tests link
 #   CUDA_HEADERS, C_HEADERS: the tangled headers (build/NAME.h) that every
 #                 .cu, every .c object includes
-#   CK, CK_FILES  the compile checks' folder and kernel files (FILE, or
-#                 PREFIX=FILE for products named PREFIX<stem>); optional
+#   CK, CK_FILES  optional: the compile checks' folder and kernel files,
+#                 tangled paths (build/NAME.cu), each FILE or PREFIX=FILE:
+#                 FILE's products are CK/PREFIX<stem>.ptx (...), so at most
+#                 one file goes without a prefix
 #   CK_PARAM      the macro a product's stem ARCH-sN sets to N (optional:
-#                 without it, a stem is ARCH); CK_FLAGS: a function of the
-#                 stem ($1) giving more flags
+#                 without it, a stem is ARCH: CK/sm_80.ptx); CK_FLAGS: a
+#                 function of the stem ($1) giving more flags
 # It gives:
 #   NVCC, CUDA_HOME   nvcc on PATH, in $CUDA_HOME or /usr/local/cuda, and
 #                 its toolkit (unless the command line gives them);
@@ -30,11 +40,12 @@
 #                 the commands, rewritten on change (other flags rebuild)
 #   build/LATEST  a link to OBJDIR/LATEST, the configuration last built
 #   LINK          a recipe: link $^ into $@ with CC and LINK_NEEDS, then
-#                 print "built $@ (BUILT_WITH)" [ARCH=...]
+#                 print "built $@ (BUILT_WITH)"
 #   CK/[PREFIX]STEM.ptx, .cubin (ptxas -v in .ptxas.txt), .refused (a
 #                 cubin compile that must fail: its exit and output) of a
 #                 CK_FILES file, warnings as errors (run-nvcc.sh: command
-#                 in .cmd, output in .log); CK/NAME.sass: cuobjdump -sass
+#                 in .cmd, output in .log; make V=1 prints the command);
+#                 CK/NAME.sass: cuobjdump -sass
 #                 of CK/NAME.cubin; SASS_TOOLS: need.sh's triples for it;
 #                 WERROR: nvcc's warnings-as-errors flags
 #   build/tests/NAME  the cmocka unit test tests/unit/NAME.c, linked with
@@ -127,6 +138,7 @@ build/tests/%: tests/unit/%.c $(UNIT_OBJS) $(call lit_twins,$(C_HEADERS))
 ifneq ($(CK),)
 ck_arch  = $(word 1,$(subst -s, ,$1))
 ck_param = $(word 2,$(subst -s, ,$1))
+CK_QUIET = $(if $(Q),>/dev/null)# run-nvcc.sh prints the command on stdout
 CK_NVCC  = $(LIT)/run-nvcc.sh $1 -- $(call sq,$(NVCC)) $(NVCC_NEEDS) \
   $(NVCCFLAGS) $(WERROR) -Ibuild $(strip -arch=$(call ck_arch,$2) $(if \
   $(CK_PARAM),-D$(CK_PARAM)=$(call ck_param,$2)) $(call CK_FLAGS,$2))
@@ -136,13 +148,17 @@ define LIT_CK_RULES
 .PRECIOUS: $(CK)/$1%.ptx $(CK)/$1%.cubin
 $(CK)/$1%.ptx: $(LIT)/run-nvcc.sh $(call lit_twins,$2 $(CUDA_HEADERS))
 	@$$(NEED) $$(call sq,$$(NVCC)) nvcc cuda
-	@$$(call CK_NVCC,$$@ $$@.log,$$*) -ptx $2
+	@$$(call show,PTX,$$@)
+	@$$(call CK_NVCC,$$@ $$@.log,$$*) -ptx $2 $$(CK_QUIET)
 $(CK)/$1%.cubin: $(LIT)/run-nvcc.sh $(call lit_twins,$2 $(CUDA_HEADERS))
 	@$$(NEED) $$(call sq,$$(NVCC)) nvcc cuda
-	@$$(call CK_NVCC,$$@ $(CK)/$1$$*.ptxas.txt,$$*) -cubin -Xptxas -v $2
+	@$$(call show,CUBIN,$$@)
+	@$$(call CK_NVCC,$$@ $(CK)/$1$$*.ptxas.txt,$$*) -cubin -Xptxas -v $2 \
+	  $$(CK_QUIET)
 $(CK)/$1%.refused: $(LIT)/run-nvcc.sh $(call lit_twins,$2 $(CUDA_HEADERS))
 	@$$(NEED) $$(call sq,$$(NVCC)) nvcc cuda
-	@$$(call CK_NVCC,--expect-fail $$@ $$@.log,$$*) -cubin $2
+	@$$(call show,REFUSED,$$@)
+	@$$(call CK_NVCC,--expect-fail $$@ $$@.log,$$*) -cubin $2 $$(CK_QUIET)
 endef
 ck_prefix = $(if $(findstring =,$1),$(firstword $(subst =, ,$1)))
 $(foreach f,$(CK_FILES),$(eval $(call LIT_CK_RULES,$(call \
@@ -151,7 +167,8 @@ $(foreach f,$(CK_FILES),$(eval $(call LIT_CK_RULES,$(call \
 .PRECIOUS: $(CK)/%.sass
 $(CK)/%.sass: $(CK)/%.cubin
 	@$(NEED) $(SASS_TOOLS)
-	@echo "cuobjdump -sass $< > $@" | tee $@.cmd
+	@$(call show,SASS,$@)
+	@echo "cuobjdump -sass $< > $@" > $@.cmd
 	@PATH="$$(dirname $(call sq,$(NVDISASM)))":"$$PATH" \
 	  $(call sq,$(CUOBJDUMP)) -sass $< > $(TMP) && mv -f $(TMP) $@
 endif

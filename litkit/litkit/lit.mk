@@ -16,7 +16,8 @@
 #               whose derive() adds facts (optional); FACTS_DEPS: its files
 #   WEAVE_DEPS  what else the pages are made from (plots...), and
 #   WEAVE_RESOURCES a folder of images the pages embed (optional)
-#   TITLE       what make help says first
+#   TITLE       what make help says first (NW, ROOTS, HASH_MACRO and TITLE
+#               are required)
 #   CHECKS      make check's test groups (targets the module defines), run
 #               JOBS (default 4) at a time, a line each (check.sh); a group
 #               whose NEEDS_<group> (COMMAND PACKAGE HOW triples, as need.sh
@@ -122,6 +123,7 @@ build/tangle.mk: $(NW) $(LIT)/tangle.sh $(LIT)/tokens.py
 	@echo "# make's stamp of the tangle of $(NW)" > $@
 $(TANGLED) &: # removed since (by make clean earlier in this run, say)
 	$(LIT_TANGLE)
+	@echo "# make's stamp of the tangle of $(NW)" > build/tangle.mk
 ifneq ($(BUILDING),)
 include build/tangle.mk
 endif
