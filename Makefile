@@ -132,7 +132,8 @@ evidence-gpu: deps tangle ## GPU: re-measure everything the page shows
 ## pitfalls: check every pitfall fails as the page says (part needs a GPU)
 pitfalls: deps $(PITFALL_BINS) build/$(REFUSED).cu
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES)
-pitfalls-compile: deps $(PITFALL_BINS) build/$(REFUSED).cu ## no GPU: the model
+## pitfalls-compile: no GPU: each pitfall fails in the CPU model as it should
+pitfalls-compile: deps $(PITFALL_BINS) build/$(REFUSED).cu
 	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
 sm80-check: $(CK)/sm80-check-s$(STAGES).json ## no GPU: where the cp.async are
 	@cat $(CK)/sm80-check-s$(STAGES).txt

@@ -92,7 +92,9 @@ help: ## list the targets a user types (in the Makefile or lit.mk)
 	@sed -n -e 's/^\([a-z0-9-]*\):.* ## /\1\t/p' \
 	  -e 's/^## \([a-z0-9-]*\): /\1\t/p' \
 	  $(call sq,$(firstword $(MAKEFILE_LIST))) $(LIT)/lit.mk | \
-	  awk -F '\t' '{ printf "  make %-18s %s\n", $$1, $$2 }'
+	  awk -F '\t' '{ n[NR] = $$1; d[NR] = $$2; if (length($$1) > w) \
+	  w = length($$1) } END { for (i = 1; i <= NR; i++) printf "  make %-" \
+	  w "s  %s\n", n[i], d[i] }'
 	@$(if $(HELP_VARS),echo $(call sq,Variables: $(foreach \
 	  v,$(HELP_VARS),$v=$($v))))
 	@echo "make V=1 ... prints each command in full."
@@ -128,8 +130,9 @@ ifneq ($(BUILDING),)
 include build/tangle.mk
 endif
 
-clean: ## remove build/ (but its set-up, build/venv) and the pages
-	rm -rf $(filter-out $(VENV) $(VENV).lock,$(wildcard build/* build/.??*)) \
+clean: ## remove the pages and build/, all but build/venv (the set-up)
+	@$(call show,CLEAN,build/ $(SITE_PAGES))
+	$(Q)rm -rf $(filter-out $(VENV) $(VENV).lock,$(wildcard build/* build/.??*)) \
 	  $(SITE_PAGES) site/downloads
 
 ifneq ($(LISTS),)
@@ -144,7 +147,7 @@ endif
 
 # Evidence measured from REV's sources stays current while the sources
 # differ from them in layout only (tokens.py says what counts).
-record-sources: deps ## REV=commit: add REV's sources to EVIDENCE/sources.tsv
+record-sources: deps ## REV=commit: record REV's sources as measured
 	@set -e; t=$$(mktemp -d); trap 'rm -rf "$$t"' EXIT; \
 	 git show $(call sq,$(REV)):$(NW) > "$$t/$(NW)"; \
 	 $(LIT)/tangle.sh --all "$$t/$(NW)" "$$t" $(ROOTS) >/dev/null; \
@@ -169,7 +172,7 @@ build/facts.json: $(wildcard $(EVIDENCE)/*.facts.json) $(wildcard \
 	  $(if $(DERIVE),--derive $(DERIVE)) --out $@,mkdir -p $(@D) && \
 	  echo '{"facts_schema": {}, "facts": {}}' > $(TMP) && mv -f $(TMP) $@)
 
-facts: build/facts.json ## gather EVIDENCE/*.facts.json for the pages
+facts: build/facts.json ## gather the evidence's *.facts.json for the pages
 
 # ---- the pages ---------------------------------------------------------------
 WEAVE_TOOLS := $(addprefix $(LIT)/,weave.sh nw2md.py pages.lua facts.lua \

@@ -280,9 +280,11 @@ def sm80(a, fail):
                   f"{fmt_forms(rec['mbarrier'][r])})" for r in want
                   if rec["mbarrier"][r]]
     for arch, rec in res["sass"].items():
-        lines.append(f"  SASS {arch}: matmulTileSync " + (
-            "FUSED" if rec["sync"]["LDGSTS"] else "not fused") +
-            " (did ptxas turn its LDG + STS into an LDGSTS?)")
+        lines.append(f"  SASS {arch}: " + (
+            "ptxas fused matmulTileSync's LDG + STS into an LDGSTS"
+            if rec["sync"]["LDGSTS"] else "matmulTileSync keeps its LDG + "
+            "STS (ptxas fused none into an LDGSTS)") + " (recorded, not "
+            "checked)")
         lines += [f"    {KERNELS[r]:18s} " + " ".join(
             f"{op}={rec[r][op]}" for op in SASS_COLS)
             + f"  {fmt_forms(rec[r]['forms']) or '-'}" for r in want]
