@@ -108,7 +108,7 @@ TANGLED := $(ROOTS:%=build/%) $(ROOTS:%=build/clean/%) build/source_hash.h \
 tangle: $(TANGLED) ## tangle the source into build/
 
 # The roots check, the roots, the sha256 of HASHED (what binaries and
-# evidence carry) and their token digest (tokens.py).
+# evidence carry), their token digest (tokens.py) and the stamp.
 define LIT_TANGLE
 @$(NEED) $(call sq,$(NOTANGLE)) noweb && $(NEED) $(call sq,$(NOROOTS)) noweb
 @$(call show,TANGLE,$(NW))
@@ -119,13 +119,12 @@ $(Q)set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
  $(PY) -m litkit.tokens $(HASHED:%=build/clean/%) > build/source.tokens$$t; \
  for f in build/source.sha256 build/source_hash.h build/source.tokens; do \
    cmp -s $$f$$t $$f && rm -f $$f$$t || mv -f $$f$$t $$f; done
+@echo "# make's stamp of the tangle of $(NW)" > build/tangle.mk
 endef
 build/tangle.mk: $(NW) $(LIT)/tangle.sh $(LIT)/tokens.py
 	$(LIT_TANGLE)
-	@echo "# make's stamp of the tangle of $(NW)" > $@
 $(TANGLED) &: # removed since (by make clean earlier in this run, say)
 	$(LIT_TANGLE)
-	@echo "# make's stamp of the tangle of $(NW)" > build/tangle.mk
 ifneq ($(BUILDING),)
 include build/tangle.mk
 endif
