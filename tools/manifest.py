@@ -68,16 +68,19 @@ def _kernel(root, k):
     if not (ROOT.fullmatch(root) and isinstance(k, dict)):
         raise ManifestError(f"kernels: {root!r} is not a root ROOT of "
                             "day74.nw's ROOT.cu (a-z, 0-9, _, - and /)")
-    extra = set(k) - {"pair", "synccheck", "as", "libcu"}
+    extra = set(k) - {"pair", "synccheck", "as", "libcu", "ncu"}
     if extra or k.get("pair", "basic") not in ("basic", "blocked") or \
-            k.get("synccheck") not in (None, "arrives", "plain"):
+            k.get("synccheck") not in (None, "arrives", "plain") or \
+            not NAME.fullmatch(k.get("ncu", "x")) or \
+            k.get("ncu") in ("basic", "blocked", "wide"):
         raise ManifestError(f"kernels: {root}: pair is basic or blocked, "
-                            "synccheck arrives or plain; unknown: "
-                            f"{sorted(extra)}")
+                            "synccheck arrives or plain, ncu a new name; "
+                            f"unknown: {sorted(extra)}")
     name = k.get("as", root.rsplit("/", 1)[-1].replace("-", "_"))
     return SimpleNamespace(root=root, pair=k.get("pair", "basic"),
                            synccheck=k.get("synccheck"), name=name,
-                           libcu=k.get("libcu", False) is True)
+                           libcu=k.get("libcu", False) is True,
+                           ncu=k.get("ncu"))
 
 
 def _group(name, g, roots):
@@ -226,7 +229,9 @@ def shell_text(m):
          "M_GROUPS": " ".join(f"{g.name}:{g.kernel}" for g in m.groups),
          "M_GROUPS_STEP": m.step,
          "M_SYNCCHECK": " ".join(r for r, _, _ in synccheck(m)),
-         "M_LIBCU": next(k.root for k in m.kernels if k.libcu)}
+         "M_LIBCU": next(k.root for k in m.kernels if k.libcu),
+         "M_NCU": " ".join(f"{k.ncu}:{k.root}" for k in m.kernels
+                           if k.ncu)}
     v.update({f"M_SIZES_{k.upper()}": ",".join(map(str, n))
               for k, n in m.sizes.items()})
     return "".join(f"{k}={shlex.quote(x)}\n" for k, x in v.items())

@@ -231,8 +231,7 @@ def derive(facts, evidence):
     # How busy shared memory and the issue slots were: wavefronts per SM and
     # elapsed cycle (at most 1), and instructions issued per scheduler and
     # active cycle (at most 1: one issue slot per scheduler per cycle).
-    for k in ("sync", "piped"):
-        b = f"ncu.basic.{k}."
+    for b in ("ncu.basic.sync.", "ncu.basic.piped.", "ncu.thread.piped."):
         put(b + "wavefronts_per_sm_cycle", [b + "wavefronts", "gpu.sm_count",
                                             b + "elapsed_cycles"],
             lambda w, sms, cyc: w / (sms * cyc))
@@ -273,8 +272,7 @@ def derive(facts, evidence):
         for k in ("sync", "piped"):
             put(f"run.sm_80.{n}.{k}_us", [f"run.sm_80.{n}.{k}_ms"],
                 lambda ms: 1000 * ms)
-    for kernel in ("sync", "piped"):
-        b = f"ncu.basic.{kernel}."
+    for b in ("ncu.basic.sync.", "ncu.basic.piped.", "ncu.thread.piped."):
         reasons = [n for n in facts if n.startswith(b + "stall_cpi.")]
         for name in reasons:
             reason = name.rpartition(".")[2]

@@ -327,19 +327,29 @@ for r in barrier long_scoreboard short_scoreboard mio_throttle not_selected \
 done
 ncu_raw() { # ncu_raw KERNELS ARGS...: both kernels of the pair, raw CSV
     ncu --clock-control none --kernel-name "regex:$1" -c 2 \
-        --metrics "$NCU_METRICS" --csv --page raw "$BIN" "${@:2}"
+        --metrics "$NCU_METRICS" --csv --page raw "${NCU_BIN:-$BIN}" "${@:2}"
+}
+rows() { # rows FILE: the quoted CSV rows of an ncu transcript, header aside
+    grep '^"' "$1" | tail -n +3
 }
 profile() { # both pairs, the metrics above, one CSV of raw values
     ncu_raw matmulTile --sizes "$M_SIZES_NCU" --check-only >"$pre-ncu.basic" ||
         return 1
     ncu_raw matmulBlocked --kernels blocked --sizes "$M_SIZES_NCU_BLOCKED" \
         --check-only >"$pre-ncu.blocked" || return 1
+    local k # the manifest's ncu kernels: their piped kernel (M_NCU)
+    for k in $M_NCU; do
+        NCU_BIN=$VAR/${k#*:} ncu_raw matmulTilePiped --sizes "$M_SIZES_NCU" \
+            --check-only >"$pre-ncu.${k%%:*}" || return 1
+    done
     { stamp ncu --metrics ... --csv --page raw "$BIN" --sizes "$M_SIZES_NCU" \
-          --check-only, and --kernels blocked --sizes "$M_SIZES_NCU_BLOCKED" |
-          grep -v '^$'
+          --check-only, and --kernels blocked --sizes "$M_SIZES_NCU_BLOCKED" \
+          "(then the piped kernel of: $M_NCU)" | grep -v '^$'
       grep '^"' "$pre-ncu.basic"
-      grep '^"' "$pre-ncu.blocked" | tail -n +3; } >"$pre-ncu.csv.tmp"
+      rows "$pre-ncu.blocked"
+      for k in $M_NCU; do rows "$pre-ncu.${k%%:*}"; done; } >"$pre-ncu.csv.tmp"
     rm -f "$pre-ncu.basic" "$pre-ncu.blocked"
+    for k in $M_NCU; do rm -f "$pre-ncu.${k%%:*}"; done
     mv -f "$pre-ncu.csv.tmp" "$pre-ncu.csv"
     echo "raw metrics: $pre-ncu.csv"
 }
@@ -354,9 +364,19 @@ wide_profile() { # the wide piped kernel's first launch, then cuBLAS's
 }
 want wide && step "ncu wide" "$pre-wide-ncu.txt" wide_profile
 opcodes() { # executed warp instructions per SASS opcode, the lesson's pair
-    ncu --clock-control none --kernel-name regex:matmulTile -c 2 \
+    # and the piped kernel of each of the manifest's ncu kernels (M_NCU)
+    local k
+    ncu_opcodes matmulTile 2 "$BIN" || return
+    for k in $M_NCU; do
+        ncu_opcodes matmulTilePiped 1 "$VAR/${k#*:}" >"$pre-opcodes.tmp" ||
+            return
+        rows "$pre-opcodes.tmp"; rm -f "$pre-opcodes.tmp"
+    done
+}
+ncu_opcodes() { # ncu_opcodes KERNELS COUNT BINARY
+    ncu --clock-control none --kernel-name "regex:$1" -c "$2" \
         --metrics sass__inst_executed_per_opcode \
-        --print-metric-instances details --csv --page raw "$BIN" \
+        --print-metric-instances details --csv --page raw "$3" \
         --sizes "$M_SIZES_NCU" --check-only
 }
 want opcodes && step "ncu opcodes" "$pre-ncu-opcodes.txt" opcodes

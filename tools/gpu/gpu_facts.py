@@ -355,27 +355,39 @@ def ncu_facts(pre, facts, m):
     """Nsight Compute's raw metrics per kernel and what follows from them,
     and the lesson's pair's executed warp instructions per SASS opcode at
     its N, with the difference between the kernels per warp-slice: (N/64)^2
-    blocks of 8 warps, each over N/16 K-slices (the lesson's tile)."""
+    blocks of 8 warps, each over N/16 K-slices (the lesson's tile). The
+    manifest's ncu kernels (the thread-scope loop) add their piped kernel,
+    told apart by the process that ran it: ncu.NAME.piped.* and
+    ncu.NAME.extra_per_warp_slice, against the lesson's sync kernel."""
     n, = m.sizes["ncu"]
     warp_slices = (n // 64) ** 2 * 8 * (n // 16)
     path = f"{pre}-ncu.csv"
     header, rows = ncu_table(path)
     schedulers = facts["gpu.sm_count"] * 4
+    # the manifest's ncu kernels: their piped kernel, told by its process
+    extra = {k.root.rsplit("/", 1)[-1]: k.ncu for k in m.kernels if k.ncu}
+    kernels = {**KERNELS, **{f"{p}.piped": f"{p}.piped"
+                             for p in extra.values()}}
+
+    def pair_of(d):
+        kernel = d["Kernel Name"].split("(")[0]
+        if kernel == "matmulTilePiped" and d["Process Name"] in extra:
+            return f"{extra[d['Process Name']]}.piped"
+        return KERNELS.get(kernel)
     for r in rows:
         if len(r) != len(header) or r[0] in ("ID", ""):
             continue
         d = {k: v.replace(",", "") for k, v in zip(header, r)}
-        kernel = d["Kernel Name"].split("(")[0]
-        if kernel not in KERNELS:
+        if pair_of(d) is None:
             continue
-        b = f"ncu.{KERNELS[kernel]}."
+        b = f"ncu.{pair_of(d)}."
         got = {name: float(d[m]) for m, name in NCU_METRICS.items()}
         facts.update({b + k: v for k, v in got.items()})
         facts[b + "warp_cycles"] = got["cpi"] * got["inst_issued"]
         facts[b + "cycles_predicted"] = facts[b + "warp_cycles"] / (
             got["warps_per_scheduler"] * schedulers)
         facts[b + "wavefronts_per_ffma"] = got["wavefronts"] / got["ffma"]
-        if b.startswith("ncu.basic."):
+        if not b.startswith("ncu.blocked."):
             for k, v in d.items():
                 m = STALL.match(k)
                 if m and m.group(1) in STALL_REASONS and v:
@@ -387,7 +399,7 @@ def ncu_facts(pre, facts, m):
         for i, (v, s) in enumerate(stalls, 1):
             facts[f"{b}top{i}_stall"] = s.replace("_", " ")
             facts[f"{b}top{i}_cpi"] = v
-    missing = [k for k in KERNELS.values() if f"ncu.{k}.cpi" not in facts]
+    missing = [k for k in kernels.values() if f"ncu.{k}.cpi" not in facts]
     if missing:
         raise EvidenceError(f"{path}: no profile of {missing}")
     path = f"{pre}-ncu-opcodes.txt"
@@ -395,28 +407,33 @@ def ncu_facts(pre, facts, m):
     col = header.index("sass__inst_executed_per_opcode")
     counts = {}
     for r in rows:
-        kernel = r[header.index("Kernel Name")].split("(")[0] \
-            if len(r) == len(header) else ""
-        if kernel in ("matmulTileSync", "matmulTilePiped"):
-            counts[kernel] = {m.group(1): int(m.group(2).replace(",", ""))
-                              for m in re.finditer(r"([A-Z0-9]+): ([\d,]+)",
-                                                   r[col])}
-    if set(counts) != {"matmulTileSync", "matmulTilePiped"}:
-        raise EvidenceError(f"{path}: want both kernels of the lesson")
-    for kernel, ops in counts.items():
-        b = f"ncu.{KERNELS[kernel]}.op."
+        d = dict(zip(header, r)) if len(r) == len(header) else {}
+        if d.get("Kernel Name", "").startswith("matmulTile"):
+            counts[pair_of(d)] = {
+                m.group(1): int(m.group(2).replace(",", ""))
+                for m in re.finditer(r"([A-Z0-9]+): ([\d,]+)", r[col])}
+    if set(counts) != {"basic.sync", "basic.piped"} | {
+            f"{p}.piped" for p in extra.values()}:
+        raise EvidenceError(f"{path}: want the lesson's kernels and the "
+                            f"piped kernels of {sorted(extra)}")
+    for pair, ops in counts.items():
+        b = f"ncu.{pair}.op."
         for op in OPCODES:
             facts[b + op.lower()] = ops.get(op, 0)
         facts[b + "total"] = sum(ops.values())
-    sync, piped = counts["matmulTileSync"], counts["matmulTilePiped"]
+    sync = counts["basic.sync"]
     facts["ncu.basic.warp_slices"] = warp_slices
-    facts["ncu.basic.extra_per_warp_slice"] = (
-        sum(piped.values()) - sum(sync.values())) / warp_slices
-    facts["ncu.basic.piped.syncs_per_warp_slice"] = (
-        piped.get("SYNCS", 0) / warp_slices)
-    facts["ncu.basic.extra_other_per_warp_slice"] = (
-        sum(v for k, v in piped.items() if k not in OPCODES) -
-        sum(v for k, v in sync.items() if k not in OPCODES)) / warp_slices
+    for pair, piped in counts.items():
+        if pair == "basic.sync":
+            continue
+        b = f"ncu.{pair.split('.')[0]}."
+        facts[b + "extra_per_warp_slice"] = (
+            sum(piped.values()) - sum(sync.values())) / warp_slices
+        facts[f"ncu.{pair}.syncs_per_warp_slice"] = (
+            piped.get("SYNCS", 0) / warp_slices)
+        facts[b + "extra_other_per_warp_slice"] = (
+            sum(v for k, v in piped.items() if k not in OPCODES) -
+            sum(v for k, v in sync.items() if k not in OPCODES)) / warp_slices
 
 
 def pitfall_facts(pre, facts, m):
