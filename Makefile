@@ -7,9 +7,8 @@
 # From the environment, these, litkit's (NVCC, ARCH, CC, CFLAGS, ...) and
 # nvcc's variables are ignored with a note: they never change a build.
 USER_VARS := STAGES RUN_ARGS
-# The set-up, while make reads this file (boot.mk): the Debian packages,
-# build/venv with litkit, cuobjdump where the toolkit lacks it (for the
-# goals that run it).
+# The set-up (boot.mk, while make reads this file): Debian packages, litkit
+# in build/venv, cuobjdump where the toolkit lacks it (for LIT_SASS_GOALS).
 LIT_SRC := litkit
 LIT_APT := python3-matplotlib chromium chromium-driver tidy gcc \
            python3-selenium libcmocka-dev pkg-config clang-format-14
@@ -23,9 +22,8 @@ include $(LIT_SRC)/litkit/boot.mk
 # NVCC, ARCH (sm_80), NVCCFLAGS, CC, CFLAGS, LDFLAGS, LDLIBS: see cuda.mk.
 STAGES    ?= 2
 RUN_ARGS  ?=
-# make exercise-check checks EXERCISE=student (your chunk) or solution (the
-# page's) of part 2, or with PART=1 of part 1 (exercises/deep-EXERCISE.cu);
-# ALLOW_DEEP_PIPELINE=1 builds past the exercise's 4 stages.
+# make exercise-check: EXERCISE=student (your chunk) or solution (the page's)
+# of part 2, or PART=1's; ALLOW_DEEP_PIPELINE=1 builds past 4 stages.
 EXERCISE  ?= student
 PART      ?= 2
 # A value that cannot work is refused by name before any compiler runs.
@@ -42,15 +40,15 @@ DEEP    := exercises/deep-student exercises/deep-solution# part 1's files
 REFUSED := pitfalls/misaligned-copy# must not compile (the page says why)
 ROOTS   := $(sort $(PROGRAM) $(addsuffix .cu,$(KERNELS) $(BLOCKED_KERNELS) \
              $(STUDENT) $(DEEP) $(REFUSED)))
-# The source hash covers what is measured (not the student's file: editing
-# it must not mark the page's numbers stale).
+# The source hash: what is measured (a student's edit makes nothing stale).
 HASHED  := $(PROGRAM) $(addsuffix .cu,$(filter-out pipelined_gemm,$(KERNELS)) \
              $(BLOCKED_KERNELS))
 HASH_MACRO := DAY74_SOURCE_HASH
+FORMATTED  := $(filter-out %student.cu,$(ROOTS:%=build/clean/%))# not yours
 DOWNLOADS  := $(PROGRAM)
 PAGES      := index lab program# as day74.nw declares them; the lesson first
 SCHEMA     := build/schema.tsv# with the manifest's lists in its @{...} rows
-DERIVE     := tools.facts.derive
+DERIVE     := tools.facts.derive# and make stale-evidence
 FACTS_DEPS := tools/facts/derive.py
 # The plots, from the facts: NAME.svg, NAME-narrow.svg (phones) and
 # NAME.values.tsv (numbers the page tests find in the tables it names).
@@ -61,22 +59,19 @@ WEAVE_DEPS := $(wildcard site/*.svg) $(PLOTS)
 WEAVE_RESOURCES := build/plots
 TITLE      := Day 74: async copies and pipelines
 HELP_VARS  := NVCC ARCH STAGES CC NVCCFLAGS CFLAGS RUN_ARGS
-# make check: the test groups that need no GPU (targets below), the longest
+# make check: the groups that need no GPU (below and litkit's), the longest
 # first, then stale-evidence; a group missing its NEEDS_ tools is skipped.
 CHECKS := tangle-test exercise-check-solution page-test compile-test \
           robust-test facts-test setup-test pitfalls-compile format-check \
           example-test unit-test
-CHECK_AFTER := stale-evidence
 NEEDS_compile-test = $(SASS_TOOLS)
-NEEDS_page-test = $(PAGE_TOOLS)
-NEEDS_format-check = clang-format-14 clang-format-14 apt
+PAGE_TESTS   := tests/test_page.py# make page-test and site-check
+FORMAT_TESTS := tests/test_format.py# make format-check, before the tangles
 include $(LIT)/lit.mk
 
-# The program's build (cuda.mk): the flags it needs, after the user's. The
-# RUNPATH finds the toolkit even where it has no ld.so.conf entry (NVIDIA's
-# runfile installer adds none).
-CONFIG        = $(ARCH)-$(STAGES)stages
-OBJDIR        = build/$(CONFIG)
+# The program's build (cuda.mk): its flags, after the user's. The RUNPATH
+# finds the toolkit without an ld.so.conf entry (NVIDIA's runfile adds none).
+OBJDIR        = build/$(ARCH)-$(STAGES)stages
 BUILT_WITH    = ARCH=$(ARCH), STAGES=$(STAGES)
 NVCC_NEEDS   := -std=c++17 $(if $(filter 1,$(ALLOW_DEEP_PIPELINE)),\
                 -DALLOW_DEEP_PIPELINE)
@@ -89,6 +84,8 @@ CUDA_HEADERS := build/kernels.h
 C_HEADERS    := build/harness.h
 UNIT_OBJS    := build/host/harness.o# what unit-test links with its tests
 LATEST       := pipelined_gemm# build/pipelined_gemm: the last built
+PROGRAMS     := $(KERNELS) $(BLOCKED_KERNELS) $(STUDENT) $(DEEP)# the binaries
+HOST_OBJS     = $(OBJDIR)/main.o build/host/harness.o $(OBJDIR)/wide_gemm.o
 # The compile checks (cuda.mk): CK/[blocked-|deep-]ARCH-sSTAGES.*, with
 # -DALLOW_DEEP_PIPELINE past the exercise's depths.
 CK       := build/checks/main
@@ -104,15 +101,10 @@ PITFALL_BINS := $(filter $(OBJDIR)/pitfalls/%,$(BINS))
 PTX_ARCHES  := sm_75 sm_80 sm_90
 SASS_ARCHES := sm_80 sm_90
 
-# ---- the targets a user types -----------------------------------------------
-.PHONY: all build build-all run exercise exercise-check evidence-gpu \
-        pitfalls pitfalls-compile sm80-check stage-limits evidence-compile \
-        plots site-check page-tools
+# ---- the targets a user types (phony: lit.mk) -------------------------------
 all: deps tangle build site ## tangle, build the program, weave the page
-## build: build build/pipelined_gemm (ARCH=sm_80, STAGES=2 by default)
-build: $(BIN) build/pipelined_gemm build/model/model.o
-## build-all: build every kernel file's binary: pitfalls, experiments, solution
-build-all: $(BINS)
+build: build/pipelined_gemm build/model/model.o ## build build/pipelined_gemm
+build-all: $(BINS) ## build every kernel file: pitfalls, experiments, solution
 run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
 	$(BIN) $(RUN_ARGS)
 exercise: deps tangle ## GPU: the exercise's depths at N=2048, its table
@@ -147,29 +139,13 @@ evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
 	  --nvcc $(call sq,$(NVCC)) --cuobjdump $(call sq,$(CUOBJDUMP)) \
 	  --source-hash build/source.sha256 --source-tokens build/source.tokens
 plots: $(PLOTS) ## draw the page's plots from the facts with matplotlib
-## site-check: the page tests, and screenshots for a reviewer in build/page/
-site-check: site tests/test_page.py tests/page_checks.js
-	@$(NEED) $(PAGE_TOOLS)
-	@PAGE_SHOTS=build/page $(TEST) tests/test_page.py
-	@echo "site-check: screenshots (375 and 1280 px, light and dark) and" \
-	  "print.pdf in build/page/"
 
-# make check's groups (CHECKS, above); make check-all adds their slow tests.
+# make check's groups (CHECKS; page-test, format-check, unit-test: litkit's).
 ## compile-test: the sm80 check, its negative control (check-all: all builds)
 compile-test: $(CK)/sm80-check-s2.json
 	@$(TEST) tests/test_compile.py
 facts-test: ## the facts pipeline, the verdicts, the GPU facts parser
 	@$(TEST) tests/test_facts.py tests/test_manifest.py
-page-test: page-tools site ## the pages: round trip, Chromium, tidy
-	@$(TEST) tests/test_page.py
-page-tools: # first, so that a missing browser fails before the weave
-	@$(NEED) $(PAGE_TOOLS)
-FORMATTED := $(filter-out %/$(STUDENT).cu %/exercises/deep-student.cu,\
-               $(ROOTS:%=build/clean/%))
-format-check: $(FORMATTED) ## tangles: <= 80 columns, clang-format clean
-	@$(NEED) clang-format-14 clang-format-14
-	@$(TEST) tests/test_format.py
-	@$(PY) -m litkit.check_format $(FORMATTED)
 tangle-test: $(BIN) site ## tangle, build, weave in scratch copies; exit codes
 	@$(TEST) tests/test_tangle.py --bin $(BIN)
 ## exercise-check-solution: the page's solution, the CPU model's wrong loops
@@ -184,10 +160,6 @@ example-test: ## the example module (examples/day00, its own build/venv)
 	  $(MAKE) --no-print-directory -C examples/day00 check
 robust-test: ## interrupted, full-disk, read-only, missing tools
 	@$(TEST) tests/test_robust.py
-unit-test: build/tests/test_harness ## cmocka unit tests of the harness
-	@build/tests/test_harness
-stale-evidence: build/facts.json ## warn when evidence/ is of other sources
-	@$(PY) -m tools.facts.derive $<
 
 # ---- the rules --------------------------------------------------------------
 build/tangle.mk: $(LISTS_FROM)# the roots are the manifest's too
@@ -195,27 +167,21 @@ $(SCHEMA): tools/facts/schema.tsv $(LISTS_FROM)
 	@$(PY) -m tools.manifest schema tools/facts/schema.tsv $@
 $(PLOT_FILES) &: build/facts.json tools/plots/plot.py $(LIT)/litlib.py
 	@$(PY) -m tools.plots.plot build/facts.json build/plots
-# The CPU model's own half, compiled once so that a check compiles only the
-# kernel file.
+# The CPU model's own half, compiled once (a check compiles the kernel only).
 build/model/model.o: tools/model/model.cc tools/model/include/lit_gpu.h
 	@$(PY) -c 'from tools.model import check; check.model_object("$(@D)")'
 	@echo "built $@ (the CPU model)"
 
-# Objects: cuda.mk's rules. wide_gemm.cu issues cp.async in inline PTX
-# (compute capability 8.0): for an older ARCH it is carried as compute_80
-# PTX only, so the program links; its capability gate refuses to run it.
+# Objects: cuda.mk's rules. wide_gemm.cu's inline PTX cp.async needs sm_80:
+# older ARCHes get compute_80 PTX only (it links; its gate won't run it).
 comma := ,
 $(OBJDIR)/wide_gemm.o: ARCH_FLAGS = $(if $(filter sm_35 sm_37 sm_5% sm_6% \
   sm_70 sm_72 sm_75,$(ARCH)),-gencode arch=compute_80$(comma)code=compute_80)
 $(OBJDIR)/main.o: C_DEFS := -DDAY74_BUILD_ARCH='"$(ARCH)"'
 $(OBJDIR)/main.o: build/clean/kernels.h build/source_hash.h | build/kernels.h
-HOST_OBJS := $(OBJDIR)/main.o build/host/harness.o $(OBJDIR)/wide_gemm.o
-$(KERNELS:%=$(OBJDIR)/%) $(OBJDIR)/$(STUDENT) $(DEEP:%=$(OBJDIR)/%): %: %.o \
-    $(OBJDIR)/blocked_gemm.o $(HOST_OBJS)
-	$(LINK)
-$(BLOCKED_KERNELS:%=$(OBJDIR)/%): %: %.o $(OBJDIR)/pipelined_gemm.o \
-    $(HOST_OBJS)
-	$(LINK)
+$(KERNELS:%=$(OBJDIR)/%) $(OBJDIR)/$(STUDENT) $(DEEP:%=$(OBJDIR)/%): \
+    $(OBJDIR)/blocked_gemm.o
+$(BLOCKED_KERNELS:%=$(OBJDIR)/%): $(OBJDIR)/pipelined_gemm.o
 
 # The compile checks' reports, from cuda.mk's products (the depths: the
 # manifest; one stage's bytes: pipelined_gemm.cu's tile constants).

@@ -15,7 +15,11 @@
 #                 target-specific variables (OBJDIR/x.o: C_DEFS := -DX=1)
 #   LATEST        optional: the binary linked as build/LATEST; BUILT_WITH:
 #                 what LINK says it was built with [ARCH=...]; UNIT_OBJS:
-#                 what the unit tests link
+#                 what the unit tests link; UNIT_TESTS: the cmocka tests
+#                 make unit-test runs [tests/unit/*.c's names]
+#   PROGRAMS      optional: binaries OBJDIR/NAME, each linked (LINK) from
+#                 OBJDIR/NAME.o and HOST_OBJS, the objects they share (a
+#                 rule without recipe gives a binary more of its own)
 #   CUDA_HEADERS, C_HEADERS: the tangled headers (build/NAME.h) that every
 #                 .cu, every .c object includes
 #   CK, CK_FILES  optional: the compile checks' folder and kernel files,
@@ -49,7 +53,9 @@
 #                 of CK/NAME.cubin; SASS_TOOLS: need.sh's triples for it;
 #                 WERROR: nvcc's warnings-as-errors flags
 #   build/tests/NAME  the cmocka unit test tests/unit/NAME.c, linked with
-#                 UNIT_OBJS (the objects the program links: it tests those)
+#                 UNIT_OBJS (the objects the program links: it tests those);
+#                 unit-test: builds and runs those of UNIT_TESTS (none:
+#                 it is in LIT_OFF, which make help leaves out)
 
 ARCH      ?= sm_80
 NVCCFLAGS ?= -O3 -lineinfo
@@ -124,6 +130,10 @@ define LINK
 $(Q)$(CC) $(CC_NEEDS) $(LDFLAGS) -o $(TMP) $^ $(LINK_NEEDS) $(LDLIBS) && \
   mv -f $(TMP) $@ && echo "built $@ ($(BUILT_WITH))"
 endef
+ifneq ($(PROGRAMS),)
+$(PROGRAMS:%=$(OBJDIR)/%): %: %.o $(HOST_OBJS)
+	$(LINK)
+endif
 
 build/tests/%: tests/unit/%.c $(UNIT_OBJS) $(call lit_twins,$(C_HEADERS))
 	@mkdir -p $(@D)
@@ -133,6 +143,14 @@ build/tests/%: tests/unit/%.c $(UNIT_OBJS) $(call lit_twins,$(C_HEADERS))
 	$(Q)$(CC) $(CC_NEEDS) -O1 -g -Wall -Wextra -Wpedantic -Werror -Ibuild \
 	  $$(pkg-config --cflags cmocka) -o $(TMP) $< $(UNIT_OBJS) \
 	  $$(pkg-config --libs cmocka || echo -lcmocka) -lm && mv -f $(TMP) $@
+UNIT_TESTS ?= $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/*.c))
+ifneq ($(UNIT_TESTS),)
+.PHONY: unit-test
+unit-test: $(UNIT_TESTS:%=build/tests/%) ## the cmocka unit tests (tests/unit)
+	@$(foreach t,$^,$t &&) :
+else
+LIT_OFF += unit-test
+endif
 
 # ---- compile checks: PTX, cubins, SASS --------------------------------------
 ifneq ($(CK),)

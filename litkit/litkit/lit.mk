@@ -13,7 +13,9 @@
 #               hash header with them); default: none
 #   SCHEMA      the facts schema (gather.py); empty: the page has no facts
 #   EVIDENCE    the evidence folder (default: evidence); DERIVE: a module
-#               whose derive() adds facts (optional); FACTS_DEPS: its files
+#               whose derive() adds facts (optional), and which, run on
+#               build/facts.json (make stale-evidence), warns of stale
+#               evidence; FACTS_DEPS: its files
 #   WEAVE_DEPS  what else the pages are made from (plots...), and
 #   WEAVE_RESOURCES a folder of images the pages embed (optional)
 #   TITLE       what make help says first (NW, ROOTS, HASH_MACRO and TITLE
@@ -22,12 +24,23 @@
 #               JOBS (default 4) at a time, a line each (check.sh); a group
 #               whose NEEDS_<group> (COMMAND PACKAGE HOW triples, as need.sh
 #               takes) is missing is skipped with a note; CHECK_AFTER: a
-#               target run after them (make check CHECKS= runs none). No
+#               target run after them (default: stale-evidence, with
+#               DERIVE; make check CHECKS= runs none). No
 #               CHECKS at all: the module defines check itself. make check
 #               leaves out the tests marked slow (pytest -m "not slow":
 #               whole scratch builds), make check-all runs every test.
+#   PAGE_TESTS  the page tests (pytest files; optional): make page-test
+#               runs them (a check group; NEEDS_page-test: PAGE_TOOLS
+#               unless set), make site-check with PAGE_SHOTS=build/page,
+#               the folder for a reviewer's screenshots
+#   FORMATTED   the tangles make format-check passes to check_format.py
+#               (<= 80 columns, clang-format clean; default: the C, C++
+#               and CUDA roots'), after FORMAT_TESTS (pytest files; optional)
 # Goals: tangle, facts, site, check, record-sources REV=..., help, clean
-# (build/ but build/venv, and the pages); build/tangle.mk
+# (build/ but build/venv, and the pages), page-test and site-check (with
+# PAGE_TESTS), format-check, stale-evidence (with DERIVE); LIT_OFF: those
+# the module does not get (make help leaves them out). Each goal the
+# Makefile documents for make help is phony. build/tangle.mk
 # is the tangle's stamp (make remakes it first, so make -q agrees after
 # make). Helpers: sq (quoting), refuse (boot.mk), changed, TMP, NEED, PY
 # (the venv's Python), TEST (pytest, with tests/pytest.ini only), FORCE,
@@ -87,14 +100,19 @@ endif
 # The set-up ran while make read the Makefile (boot.mk): a goal to depend on.
 deps:
 
-help: ## list the targets a user types (in the Makefile or lit.mk)
+# The goals a file documents (NAME: ... ## WHAT, or ## NAME: WHAT), a line
+# "NAME<tab>WHAT" each: the Makefile's are phony; make help lists them all.
+lit_goals = sed -n -e 's/^\([a-z0-9-]*\):.* \#\# /\1\t/p' \
+  -e 's/^\#\# \([a-z0-9-]*\): /\1\t/p' $1
+LIT_MAKEFILE := $(call sq,$(firstword $(MAKEFILE_LIST)))
+.PHONY: $(shell $(call lit_goals,$(LIT_MAKEFILE)) | cut -f 1)
+help: ## list the targets a user types (in the Makefile or litkit)
 	@echo "$(TITLE). Targets:"
-	@sed -n -e 's/^\([a-z0-9-]*\):.* ## /\1\t/p' \
-	  -e 's/^## \([a-z0-9-]*\): /\1\t/p' \
-	  $(call sq,$(firstword $(MAKEFILE_LIST))) $(LIT)/lit.mk | \
-	  awk -F '\t' '{ n[NR] = $$1; d[NR] = $$2; if (length($$1) > w) \
-	  w = length($$1) } END { for (i = 1; i <= NR; i++) printf "  make %-" \
-	  w "s  %s\n", n[i], d[i] }'
+	@$(call lit_goals,$(LIT_MAKEFILE) $(LIT)/lit.mk $(filter $(LIT)/cuda.mk,\
+	  $(MAKEFILE_LIST))) | awk -F '\t' -v off=' $(LIT_OFF) ' \
+	  '!index(off, " " $$1 " ") { n[++k] = $$1; d[k] = $$2; \
+	  if (length($$1) > w) w = length($$1) } END { for (i = 1; i <= k; \
+	  i++) printf "  make %-" w "s  %s\n", n[i], d[i] }'
 	@$(if $(HELP_VARS),echo $(call sq,Variables: $(foreach \
 	  v,$(HELP_VARS),$v=$($v))))
 	@echo "make V=1 ... prints each command in full."
@@ -202,6 +220,7 @@ site/downloads/source_hash.h: build/source_hash.h
 # ---- make check --------------------------------------------------------------
 ifneq ($(origin CHECKS),undefined)
 JOBS ?= 4
+CHECK_AFTER ?= $(if $(DERIVE),stale-evidence)
 $(call refuse,JOBS,[1-9]|[1-9][0-9]|[1-9][0-9][0-9],give a number of jobs)
 .PHONY: check check-all $(CHECKS) $(CHECK_AFTER)
 check: deps ## every test group that needs no GPU, its slow tests left out
@@ -211,4 +230,39 @@ check-all: deps ## make check with the slow tests (whole scratch builds)
 lit_check = $(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then \
   run="$$run $c"; else echo "make $@: skipping $c" >&2; fi;) LIT_QUICK=$1 \
   CHECK_NAME=$@ CHECK_AFTER='$(CHECK_AFTER)' $(LIT)/check.sh $(JOBS) $$run
+endif
+
+# ---- test groups of any module (for CHECKS, or typed) -----------------------
+ifneq ($(PAGE_TESTS),)
+.PHONY: page-test page-tools site-check
+NEEDS_page-test ?= $(PAGE_TOOLS)
+page-test: page-tools site ## the page tests (PAGE_TESTS): Chromium, tidy
+	@$(TEST) $(PAGE_TESTS)
+page-tools: # first, so that a missing browser fails before the weave
+	@$(NEED) $(PAGE_TOOLS)
+site-check: page-tools site ## the page tests, screenshots in build/page/
+	@PAGE_SHOTS=build/page $(TEST) $(PAGE_TESTS)
+	@echo "site-check: screenshots for a reviewer in build/page/"
+else
+LIT_OFF += page-test site-check
+endif
+
+FORMATTED ?= $(filter %.c %.h %.cc %.cpp %.cu %.cuh,$(ROOTS:%=build/clean/%))
+ifneq ($(FORMATTED),)
+.PHONY: format-check
+NEEDS_format-check ?= clang-format-14 clang-format-14 apt
+format-check: $(FORMATTED) ## tangles: <= 80 columns, clang-format clean
+	@$(NEED) clang-format-14 clang-format-14
+	@$(if $(FORMAT_TESTS),$(TEST) $(FORMAT_TESTS))
+	@$(PY) -m litkit.check_format $(FORMATTED)
+else
+LIT_OFF += format-check
+endif
+
+ifneq ($(DERIVE),)
+.PHONY: stale-evidence
+stale-evidence: build/facts.json ## warn when the evidence is of other sources
+	@$(PY) -m $(DERIVE) $<
+else
+LIT_OFF += stale-evidence
 endif
