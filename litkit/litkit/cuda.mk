@@ -21,7 +21,10 @@
 #                 OBJDIR/NAME.o and HOST_OBJS, the objects they share (a
 #                 rule without recipe gives a binary more of its own)
 #   CUDA_HEADERS, C_HEADERS: the tangled headers (build/NAME.h) that every
-#                 .cu, every .c object includes
+#                 .cu, every .c object includes; an object depends on its
+#                 own clean tangle and these only, so one that includes
+#                 build/source_hash.h says so (OBJ: build/source_hash.h),
+#                 or it keeps an old hash
 #   CK, CK_FILES  optional: the compile checks' folder and kernel files,
 #                 tangled paths (build/NAME.cu), each FILE or PREFIX=FILE:
 #                 FILE's products are CK/PREFIX<stem>.ptx (...), so at most

@@ -190,6 +190,9 @@ build/facts.json: $(wildcard $(EVIDENCE)/*.facts.json) $(wildcard \
 	  echo '{"facts_schema": {}, "facts": {}}' > $(TMP) && mv -f $(TMP) $@)
 
 facts: build/facts.json ## gather the evidence's *.facts.json for the pages
+ifeq ($(SCHEMA),)
+LIT_OFF += facts record-sources# no facts: make help leaves them out
+endif
 
 # ---- the pages ---------------------------------------------------------------
 WEAVE_TOOLS := $(addprefix $(LIT)/,weave.sh nw2md.py pages.lua facts.lua \
