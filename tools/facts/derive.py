@@ -288,6 +288,11 @@ def derive(facts, evidence):
         "gpu" if "gpu" in kinds else "compile-only" if kinds else "none",
         present(["gpu.name", "compile.nvcc_version"])[:1])
     put("page.stale", present(["gpu.name"]), lambda _: facts["gpu.name"].stale)
+    # the transcript the GPU facts name as theirs (meta.transcript)
+    runs = [e.meta["transcript"] for e in evidence if "gpu.name" in facts
+            and e.meta.get("gpu") == facts["gpu.name"].value]
+    if runs:
+        out["gpu.transcript"] = (runs[0], ["gpu.name"])
     put("page.relayout", present(["gpu.name"]), lambda _: any(
         e.relayout for e in evidence if e.meta["kind"] == "gpu"))
     put("page.compile_stale", present(["compile.nvcc_version"]),
