@@ -61,7 +61,7 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
 
 # EVIDENCE_STEPS="sass pitfalls" runs only the steps whose group is named
 # (groups: run spread residency cold blocked wide exercise $M_GROUPS_STEP stages
-# sass sanitizer synccheck ncu opcodes pitfalls); unset, all of them.
+# sass sanitizer synccheck ncu opcodes source pitfalls); unset, all of them.
 want() { [ -z "${EVIDENCE_STEPS:-}" ] || case " $EVIDENCE_STEPS " in
     *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -380,6 +380,12 @@ ncu_opcodes() { # ncu_opcodes KERNELS COUNT BINARY
         --sizes "$M_SIZES_NCU" --check-only
 }
 want opcodes && step "ncu opcodes" "$pre-ncu-opcodes.txt" opcodes
+# warp stall samples per SASS instruction of the lesson's piped kernel:
+# where cuda::pipeline's waits (SYNCS.PHASECHK and its branch) stall
+want source && step "ncu source" "$pre-ncu-source.txt" \
+    ncu --clock-control none --kernel-name regex:matmulTilePiped -c 1 \
+    --section SourceCounters --page source --csv --print-source sass "$BIN" \
+    --sizes "$M_SIZES_NCU" --check-only
 
 want pitfalls && step "pitfalls" "$pre-pitfalls.txt" \
     "$MAKE" --no-print-directory pitfalls ARCH=$ARCH_DEFAULT

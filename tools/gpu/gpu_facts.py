@@ -436,6 +436,44 @@ def ncu_facts(pre, facts, m):
             sum(v for k, v in sync.items() if k not in OPCODES)) / warp_slices
 
 
+def source_facts(pre, facts, m):
+    """Where the lesson's pipelined kernel's warps stall, from Nsight
+    Compute's warp-state samples per SASS instruction (its source page) at
+    N: ncu.basic.piped.src.samples (all samples), and as percent of them
+    .wait_share at its waits (each SYNCS.PHASECHK, the mbarrier phase test
+    of cuda::pipeline's waits, and the branch after it that loops until the
+    phase flips), .wait_long_sb_share (of those, stalled on the long
+    scoreboard: the branch waiting for the test's result) and .timer_share
+    at reads of the global timer (CS2R ... SR_GLOBALTIMER*), which the
+    waits' polling loop does. No table: EvidenceError."""
+    lines = read(f"{pre}-ncu-source.txt").splitlines()
+    rows = list(csv.reader(l for l in lines if l.startswith('"')))
+    at = next((i for i, r in enumerate(rows) if r[:1] == ["Address"]), None)
+    if at is None:
+        raise EvidenceError(f"{pre}-ncu-source.txt: no source table")
+    header = rows[at]
+    table = [dict(zip(header, r)) for r in rows[at + 1:]
+             if len(r) == len(header)]
+
+    def num(row, col):
+        return float(row[col].replace(",", "") or 0)
+    every = "Warp Stall Sampling (All Samples)"
+    total = sum(num(r, every) for r in table)
+    waits = [r for i, r in enumerate(table)
+             if "SYNCS.PHASECHK" in r["Source"] or i and "SYNCS.PHASECHK"
+             in table[i - 1]["Source"] and "BRA" in r["Source"]]
+    if not total or not waits:
+        raise EvidenceError(f"{pre}-ncu-source.txt: no samples or no waits")
+    b = "ncu.basic.piped.src."
+    facts[b + "samples"] = total
+    facts[b + "wait_share"] = 100 * sum(num(r, every) for r in waits) / total
+    facts[b + "wait_long_sb_share"] = 100 * sum(
+        num(r, "stall_long_sb") for r in waits) / total
+    facts[b + "timer_share"] = 100 * sum(
+        num(r, every) for r in table
+        if "SR_GLOBALTIMER" in r["Source"]) / total
+
+
 def pitfall_facts(pre, facts, m):
     """How many pitfall checks passed, and what caught the barrier variant
     (in this run, and whether a launch failed in the first run)."""
@@ -468,7 +506,7 @@ def facts_for(pre, m=None):
              "gpu.source_hash": stamp["source_sha256"][:12]}
     for reader in (run_facts, process_facts, blocked_facts, wide_facts,
                    exercise_facts, sass_facts, sanitizer_facts, ncu_facts,
-                   pitfall_facts):
+                   source_facts, pitfall_facts):
         reader(pre, facts, m)
     wall = re.search(r"make run wall time: (\d+) ms",
                      read(f"{pre}-run-default.txt"))
