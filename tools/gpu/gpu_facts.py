@@ -81,14 +81,15 @@ class EvidenceError(Exception):
     """A transcript is missing or not in the expected form."""
 
 
-def ncu_table(path):
+def ncu_table(path, first="ID"):
     """(header, rows) of the quoted CSV lines of an ncu transcript, header
-    the "ID" row; EvidenceError when there is none."""
+    the row whose first cell is first ("ID": the raw page; "Address": the
+    source page); EvidenceError when there is none."""
     rows = list(csv.reader(l for l in read(path).splitlines()
                            if l.startswith('"')))
-    header = next((r for r in rows if r[0] == "ID"), None)
+    header = next((r for r in rows if r[0] == first), None)
     if header is None:
-        raise EvidenceError(f"{path}: no raw metrics table")
+        raise EvidenceError(f"{path}: no {first} table")
     return header, rows
 
 
@@ -366,8 +367,7 @@ def ncu_facts(pre, facts, m):
     schedulers = facts["gpu.sm_count"] * 4
     # the manifest's ncu kernels: their piped kernel, told by its process
     extra = {k.root.rsplit("/", 1)[-1]: k.ncu for k in m.kernels if k.ncu}
-    kernels = {**KERNELS, **{f"{p}.piped": f"{p}.piped"
-                             for p in extra.values()}}
+    wanted = [*KERNELS.values(), *(f"{p}.piped" for p in extra.values())]
 
     def pair_of(d):
         kernel = d["Kernel Name"].split("(")[0]
@@ -378,9 +378,10 @@ def ncu_facts(pre, facts, m):
         if len(r) != len(header) or r[0] in ("ID", ""):
             continue
         d = {k: v.replace(",", "") for k, v in zip(header, r)}
-        if pair_of(d) is None:
+        pair = pair_of(d)
+        if pair is None:
             continue
-        b = f"ncu.{pair_of(d)}."
+        b = f"ncu.{pair}."
         got = {name: float(d[m]) for m, name in NCU_METRICS.items()}
         facts.update({b + k: v for k, v in got.items()})
         facts[b + "warp_cycles"] = got["cpi"] * got["inst_issued"]
@@ -399,7 +400,7 @@ def ncu_facts(pre, facts, m):
         for i, (v, s) in enumerate(stalls, 1):
             facts[f"{b}top{i}_stall"] = s.replace("_", " ")
             facts[f"{b}top{i}_cpi"] = v
-    missing = [k for k in kernels.values() if f"ncu.{k}.cpi" not in facts]
+    missing = [k for k in wanted if f"ncu.{k}.cpi" not in facts]
     if missing:
         raise EvidenceError(f"{path}: no profile of {missing}")
     path = f"{pre}-ncu-opcodes.txt"
@@ -412,8 +413,7 @@ def ncu_facts(pre, facts, m):
             counts[pair_of(d)] = {
                 m.group(1): int(m.group(2).replace(",", ""))
                 for m in re.finditer(r"([A-Z0-9]+): ([\d,]+)", r[col])}
-    if set(counts) != {"basic.sync", "basic.piped"} | {
-            f"{p}.piped" for p in extra.values()}:
+    if set(counts) != set(wanted) - {"blocked.sync", "blocked.piped"}:
         raise EvidenceError(f"{path}: want the lesson's kernels and the "
                             f"piped kernels of {sorted(extra)}")
     for pair, ops in counts.items():
@@ -444,15 +444,11 @@ def source_facts(pre, facts, m):
     of cuda::pipeline's waits, and the branch after it that loops until the
     phase flips), .wait_long_sb_share (of those, stalled on the long
     scoreboard: the branch waiting for the test's result) and .timer_share
-    at reads of the global timer (CS2R ... SR_GLOBALTIMER*), which the
-    waits' polling loop does. No table: EvidenceError."""
-    lines = read(f"{pre}-ncu-source.txt").splitlines()
-    rows = list(csv.reader(l for l in lines if l.startswith('"')))
-    at = next((i for i, r in enumerate(rows) if r[:1] == ["Address"]), None)
-    if at is None:
-        raise EvidenceError(f"{pre}-ncu-source.txt: no source table")
-    header = rows[at]
-    table = [dict(zip(header, r)) for r in rows[at + 1:]
+    at reads of the global timer (CS2R ... SR_GLOBALTIMER*), one before
+    each wait's first test (its back-off's start). No table: EvidenceError.
+    """
+    header, rows = ncu_table(f"{pre}-ncu-source.txt", "Address")
+    table = [dict(zip(header, r)) for r in rows[rows.index(header) + 1:]
              if len(r) == len(header)]
 
     def num(row, col):
