@@ -122,13 +122,6 @@ def map_speed(*v):
         return "slower"
     return "no measurable effect"
 
-def wide_verdict(pct_min, pct_max):
-    """held: the wide piped kernel at >= 100 % of cuBLAS in every process;
-    failed: below 100 % in every process; else inconclusive."""
-    if pct_min >= 100:
-        return "held"
-    return "failed" if pct_max < 100 else "inconclusive"
-
 
 def blocks_per_sm_cc80(registers):
     """Resident blocks per SM on compute capability 8.0 of a 256-thread
@@ -251,10 +244,11 @@ def derive(facts, evidence):
     # Guide, arithmetic instruction throughput: 128 lanes at CC 9.0).
     put("gpu.fp32_peak_tflops", ["gpu.sm_count", "gpu.max_sm_clock_mhz"],
         lambda sms, mhz: sms * 128 * 2 * mhz / 1e6)
-    for k in ("cublas", "piped"):
-        put(f"blocked.4096.{k}_pct_peak", [f"blocked.4096.{k}_gflops",
-                                           "gpu.fp32_peak_tflops"],
-            lambda g, peak: g / 10 / peak)
+    for b in ["blocked.4096."] + [f"wide.{n}." for n in m.sizes["wide"]]:
+        for k in ("cublas", "piped"):
+            put(f"{b}{k}_pct_peak", [f"{b}{k}_gflops",
+                                     "gpu.fp32_peak_tflops"],
+                lambda g, peak: g / 10 / peak)
 
     # Every piped/sync ratio also as a gain: the time saved, in percent of
     # the synchronous kernel's time (a range's ends swap: the largest ratio
@@ -268,7 +262,7 @@ def derive(facts, evidence):
                 and isinstance(value, (int, float))
                 and not isinstance(value, bool)):
             put(f"{stem}.{suffixes[last]}", [name], gain)
-    for n in manifest.load().sizes["run"]:
+    for n in m.sizes["run"]:
         for k in ("sync", "piped"):
             put(f"run.sm_80.{n}.{k}_us", [f"run.sm_80.{n}.{k}_ms"],
                 lambda ms: 1000 * ms)
@@ -362,16 +356,12 @@ def derive(facts, evidence):
         else "more" if b2 < l2 and b1 < l1 else "mixed")
     lab_verdicts(put, facts, m)
     n = max(m.sizes["wide"])
-    for n_ in m.sizes["wide"]:
-        for k in ("piped", "cublas"):
-            put(f"wide.{n_}.{k}_pct_peak", [f"wide.{n_}.{k}_gflops",
-                                            "gpu.fp32_peak_tflops"],
-                lambda g, peak: g / 10 / peak)
     # The wide pair against cuBLAS at its largest N, per process: held when
-    # its pipelined kernel is at least as fast in every process, failed when
-    # slower in every one, inconclusive when the processes disagree.
+    # its pipelined kernel reaches 100 % of cuBLAS in every process, failed
+    # when below in every one, inconclusive when the processes disagree.
     put("verdict.wide", [f"wide.{n}.pct_cublas_min",
-                         f"wide.{n}.pct_cublas_max"], wide_verdict)
+                         f"wide.{n}.pct_cublas_max"],
+        lambda lo, hi: interval_verdict(lo, hi, 100))
     return out
 
 
@@ -433,12 +423,11 @@ def lab_verdicts(put, facts, m):
         v[i + 1] - v[i] for i in range(0, len(v), 2)))
     put("verdict.stages_calls", now + ["lab.depths.both_spread"],
         lambda r2, r3, r4, sp: stages_verdict(r2, r3, r4, 0.0, sp))
-    put("lab.seed.speed_lo", ["lab.seed.piped_ms_lo",
-                              "lab.seed.lesson.piped_ms_max"],
-        lambda seed, lesson: seed / lesson)
-    put("lab.seed.speed_hi", ["lab.seed.piped_ms_hi",
-                              "lab.seed.lesson.piped_ms_min"],
-        lambda seed, lesson: seed / lesson)
+    # the seed's printed interval over the lesson's range, ends crossed
+    for end, other in (("lo", "max"), ("hi", "min")):
+        put(f"lab.seed.speed_{end}", [f"lab.seed.piped_ms_{end}",
+                                      f"lab.seed.lesson.piped_ms_{other}"],
+            lambda seed, lesson: seed / lesson)
     put("verdict.seed", ["lab.seed.speed_lo", "lab.seed.speed_hi"],
         lambda lo, hi: interval_verdict(lo, hi, SEED_FLOOR))
     runs = [f"lab.loops.{manifest.key(x)}.s{s}.gpu" for x in lab.loops

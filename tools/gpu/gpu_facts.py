@@ -14,7 +14,6 @@ booleans, tokens; no verdicts (tools/facts/derive.py), no sentences. Exit:
 depths and kernel files: tools/manifest.toml.
 """
 
-import csv
 import glob
 import json
 import os
@@ -24,6 +23,7 @@ import sys
 
 from tools import manifest
 from tools.gpu import lab_facts
+from tools.gpu.lab_facts import EvidenceError, ncu_rows, ncu_table, spread
 from litkit import litlib
 from litkit.litlib import read_stamped_csv as read_csv, read_text as read
 
@@ -77,20 +77,11 @@ KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
 OPCODES = ("FFMA", "LDS", "SYNCS", "ARRIVES", "LDGSTS", "LDG", "STS", "BAR")
 
 
-class EvidenceError(Exception):
-    """A transcript is missing or not in the expected form."""
-
-
-def ncu_table(path, first="ID"):
-    """(header, rows) of the quoted CSV lines of an ncu transcript, header
-    the row whose first cell is first ("ID": the raw page; "Address": the
-    source page); EvidenceError when there is none."""
-    rows = list(csv.reader(l for l in read(path).splitlines()
-                           if l.startswith('"')))
-    header = next((r for r in rows if r[0] == first), None)
-    if header is None:
-        raise EvidenceError(f"{path}: no {first} table")
-    return header, rows
+def stalls(row):
+    """{reason: text} of an ncu row's stall columns (STALL: warp cycles
+    per issued instruction) that hold a value, in column order."""
+    return {s.group(1): v for k, v in row.items()
+            for s in [STALL.match(k)] if s and v}
 
 
 def row_for(rows, n, path, pair="basic"):
@@ -158,17 +149,15 @@ def median_facts(pre, stem, settings, sizes, facts):
     <stem>.runs: the most processes of a setting."""
     runs = 0
     for setting in settings:
-        paths = sorted(glob.glob(f"{pre}-{stem}-{setting}-*.csv"))
+        desc = f"{pre}-{stem}-{setting}"
+        paths = sorted(glob.glob(desc + "-*.csv"))
         for n in sizes:
-            b = f"{stem}.{setting}.{n}"
-            for col, name in (("piped_over_sync", "ratio"),
-                              ("sync_ms_median", "sync_ms"),
-                              ("piped_ms_median", "piped_ms")):
-                got = repeated(paths, n, col, f"{pre}-{stem}-{setting}")
-                facts[f"{b}.{name}"] = statistics.median(got)
-                if name == "ratio":
-                    facts[b + ".ratio_min"], facts[b + ".ratio_max"] = (
-                        min(got), max(got))
+            b = f"{stem}.{setting}.{n}."
+            spread(b + "ratio", repeated(paths, n, "piped_over_sync", desc),
+                   facts)
+            for kind in ("sync", "piped"):
+                facts[f"{b}{kind}_ms"] = statistics.median(
+                    repeated(paths, n, f"{kind}_ms_median", desc))
         runs = max(runs, len(paths))
     facts[f"{stem}.runs"] = runs
 
@@ -255,20 +244,15 @@ def wide_facts(pre, facts, m):
                           ("cublas_gflops", "cublas_gflops"),
                           ("piped_over_sync", "ratio"),
                           ("piped_pct_cublas", "pct_cublas")):
-            got = repeated(paths, n, col, f"{pre}-wide", "wide")
-            b = f"wide.{n}.{name}"
-            facts[b] = statistics.median(got)
-            facts[b + "_min"], facts[b + "_max"] = min(got), max(got)
+            spread(f"wide.{n}.{name}",
+                   repeated(paths, n, col, f"{pre}-wide", "wide"), facts)
     path = f"{pre}-wide-ncu.txt"
     if not os.path.exists(path):
         return
-    header, rows = ncu_table(path)
     smsps = facts["gpu.sm_count"] * 4
     seen = []
-    for r in rows:
-        if len(r) != len(header) or r[0] in ("ID", ""):
-            continue
-        d = {k: v.replace(",", "") for k, v in zip(header, r)}
+    for row in ncu_rows(path):
+        d = {k: v.replace(",", "") for k, v in row.items()}
         kernel = d["Kernel Name"].split("(")[0]
         kind = "piped" if kernel == "matmulWidePiped" else "cublas"
         b = f"ncu.wide.{kind}."
@@ -276,10 +260,8 @@ def wide_facts(pre, facts, m):
         facts.update({b + k: v for k, v in got.items()})
         facts[b + "issue_pct"] = 100 * got["inst_issued"] / (
             got["cycles"] * smsps)
-        for k, v in d.items():
-            s = STALL.match(k)
-            if s and v:
-                facts[f"{b}stall.{s.group(1)}"] = float(v)
+        facts.update({f"{b}stall.{s}": float(v) for s, v in
+                      stalls(d).items()})
         if kind == "cublas":
             facts[b + "kernel"] = kernel
         seen.append(kind)
@@ -363,7 +345,6 @@ def ncu_facts(pre, facts, m):
     n, = m.sizes["ncu"]
     warp_slices = (n // 64) ** 2 * 8 * (n // 16)
     path = f"{pre}-ncu.csv"
-    header, rows = ncu_table(path)
     schedulers = facts["gpu.sm_count"] * 4
     # the manifest's ncu kernels: their piped kernel, told by its process
     extra = {k.root.rsplit("/", 1)[-1]: k.ncu for k in m.kernels if k.ncu}
@@ -374,10 +355,8 @@ def ncu_facts(pre, facts, m):
         if kernel == "matmulTilePiped" and d["Process Name"] in extra:
             return f"{extra[d['Process Name']]}.piped"
         return KERNELS.get(kernel)
-    for r in rows:
-        if len(r) != len(header) or r[0] in ("ID", ""):
-            continue
-        d = {k: v.replace(",", "") for k, v in zip(header, r)}
+    for row in ncu_rows(path):
+        d = {k: v.replace(",", "") for k, v in row.items()}
         pair = pair_of(d)
         if pair is None:
             continue
@@ -388,16 +367,13 @@ def ncu_facts(pre, facts, m):
         facts[b + "cycles_predicted"] = facts[b + "warp_cycles"] / (
             got["warps_per_scheduler"] * schedulers)
         facts[b + "wavefronts_per_ffma"] = got["wavefronts"] / got["ffma"]
+        stall = stalls(d)
         if not b.startswith("ncu.blocked."):
-            for k, v in d.items():
-                m = STALL.match(k)
-                if m and m.group(1) in STALL_REASONS and v:
-                    facts[f"{b}stall_cpi.{m.group(1)}"] = float(v)
-        stalls = sorted(((float(v), m.group(1)) for k, v in d.items()
-                         for m in [STALL.match(k)]
-                         if m and m.group(1) != "selected" and v),
-                        reverse=True)[:3]
-        for i, (v, s) in enumerate(stalls, 1):
+            facts.update({f"{b}stall_cpi.{s}": float(v) for s, v in
+                          stall.items() if s in STALL_REASONS})
+        top = sorted(((float(v), s) for s, v in stall.items()
+                      if s != "selected"), reverse=True)[:3]
+        for i, (v, s) in enumerate(top, 1):
             facts[f"{b}top{i}_stall"] = s.replace("_", " ")
             facts[f"{b}top{i}_cpi"] = v
     missing = [k for k in wanted if f"ncu.{k}.cpi" not in facts]
@@ -544,8 +520,8 @@ def write_facts(pre, read):
     status: 1, with a message, when the evidence cannot be read."""
     try:
         meta, facts = read(pre)
-    except (EvidenceError, lab_facts.EvidenceError, manifest.ManifestError,
-            KeyError, OSError, ValueError) as e:
+    except (EvidenceError, manifest.ManifestError, KeyError, OSError,
+            ValueError) as e:
         print(f"gpu_facts: {pre}: {e!s}", file=sys.stderr)
         return 1
     litlib.write_atomic(pre + ".facts.json", json.dumps(

@@ -25,10 +25,12 @@ verdicts (tools/facts/derive.py judges them), no sentences:
   lab.loops.good.passed, and lab.loops.LOOP.model_depth: the depth at
   which the CPU model first fails the loop's fixture, as
   tests/test_exercise.py's LOOPS (which that test asserts) gives it.
-EvidenceError (tools/gpu/gpu_facts.py) for a missing or malformed file.
+EvidenceError for a missing or malformed file. gpu_facts.py shares its
+EvidenceError, ncu_table, ncu_rows and spread.
 """
 
 import ast
+import csv
 import glob
 import os
 import re
@@ -52,7 +54,7 @@ OPS = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
 
 
 class EvidenceError(Exception):
-    """A lab file is missing or not in the expected form."""
+    """A transcript or lab file is missing or not in the expected form."""
 
 
 def spread(prefix, values, facts, names=("", "_min", "_max")):
@@ -93,13 +95,22 @@ def candidate_ms(d, run, name, n):
     return got
 
 
+def ncu_table(path, first="ID"):
+    """(header, rows) of the quoted CSV lines of an ncu transcript, header
+    the row whose first cell is first ("ID": the raw page; "Address": the
+    source page); EvidenceError when there is none."""
+    rows = list(csv.reader(l for l in read(path).splitlines()
+                           if l.startswith('"')))
+    header = next((r for r in rows if r[0] == first), None)
+    if header is None:
+        raise EvidenceError(f"{path}: no {first} table")
+    return header, rows
+
+
 def ncu_rows(path):
-    """[{column: text}] of an ncu raw CSV transcript."""
-    from tools.gpu.gpu_facts import EvidenceError as E, ncu_table
-    try:
-        header, rows = ncu_table(path)
-    except E as e:
-        raise EvidenceError(str(e)) from e
+    """[{column: text}] of an ncu raw CSV transcript: the rows of its raw
+    pages, not their header and units rows."""
+    header, rows = ncu_table(path)
     return [dict(zip(header, r))
             for r in rows if len(r) == len(header) and r[0] not in ("ID", "")]
 
@@ -121,8 +132,6 @@ def lane_units(source):
         raise EvidenceError("lds_bench.cu: no pattern() switch")
 
     def value(node, env):
-        if isinstance(node, ast.Expression):
-            return value(node.body, env)
         if isinstance(node, ast.BinOp) and type(node.op) in OPS:
             return OPS[type(node.op)](value(node.left, env),
                                       value(node.right, env))
@@ -134,7 +143,7 @@ def lane_units(source):
     out, last = {}, -1
     for _, p, expr in cases:
         p = int(p) if p else last + 1
-        tree = ast.parse(expr.strip(), mode="eval")
+        tree = ast.parse(expr.strip(), mode="eval").body
         out[p] = [value(tree, {"lane": k, "q": k // 8, "w": k % 8})
                   for k in range(32)]
         last = p
