@@ -187,12 +187,9 @@ def host_source(src):
 def stage_offset(binary):
     """Byte offset of matmulTilePiped's `stage` array in the shared-memory
     section (nm), or -1 when nm does not find it."""
-    p = run(["nm", "-C", binary])
-    syms = {}
-    for line in p.stdout.splitlines():
-        parts = line.split(None, 2)
-        if len(parts) == 3 and re.fullmatch(r"[0-9a-fA-F]+", parts[0]):
-            syms[parts[2]] = int(parts[0], 16)
+    p = run(["nm", "-C", binary])   # lines "ADDRESS TYPE NAME"
+    syms = {name: int(addr, 16) for addr, name in re.findall(
+        r"^([0-9a-fA-F]+)[ \t]+\S+[ \t]+(\S.*)$", p.stdout, re.M)}
     stage = [a for name, a in syms.items()
              if name.startswith("matmulTilePiped(") and
              name.endswith("::stage")]

@@ -26,6 +26,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #define LIT_MODEL_IMPL
@@ -53,8 +54,9 @@ enum State { UNINIT, PENDING, LANDED };
 enum Block { RUN, BAR, ACQ, WAIT, DONE };
 
 struct Copy {
-    int thread, slice, stage;
+    int thread, slice;
     char tile;                      // 'A' or 'B': the matrix it copies
+    std::size_t first, count;       // its words: first to first + count - 1
     Mech mech;
     long seq = -1;                  // GROUP: commit group; PIPE: stage use
     Site issue, commit, land;
@@ -76,9 +78,9 @@ struct Thread {
     Site at, lastWait, lastBar;
     long seq = 0, waitN = -1, head = 0, tail = 0, waits = 0;
     std::vector<int> open;          // copies not yet committed
-    std::deque<std::pair<long, std::vector<int>>> groups;  // committed
+    std::deque<std::vector<int>> groups;  // committed, oldest first
     long nextGroup = 0;
-    int mech = -1;                  // the completion kind it uses (PTX ISA 9.7.9.25.1)
+    int mech = -1;  // the completion kind it uses (PTX ISA 9.7.9.25.1)
     Site mechAt;                    // where it first used it
     const char* mechWhat = "";      // and what it used there
 };
@@ -109,7 +111,6 @@ std::vector<std::unique_ptr<char[]>> stacks;
 std::vector<std::vector<uint32_t>> vc;  // vc[t][u]: what t knows of u
 std::vector<Word> words;
 std::vector<Copy> copies;
-std::vector<std::vector<std::size_t>> copyWords;  // each copy's words
 std::vector<Use> uses;
 std::vector<float> A, B, C;
 ucontext_t mainCtx;
@@ -186,11 +187,9 @@ std::string lastWait(int t)
     const Thread& me = th[t];
     if (!me.lastWait.file)
         return fmt("thread %d has not waited yet", t);
-    return me.waitN >= 0 ? fmt("thread %d's last wait was "
-                               "__pipeline_wait_prior(%ld) at %s", t,
-                               me.waitN, at(me.lastWait).c_str())
-                         : fmt("thread %d's last wait was consumer_wait() at "
-                               "%s", t, at(me.lastWait).c_str());
+    return fmt("thread %d's last wait was %s at %s", t, me.waitN >= 0
+               ? fmt("__pipeline_wait_prior(%ld)", me.waitN).c_str()
+               : "consumer_wait()", at(me.lastWait).c_str());
 }
 std::string lastBar(int t)
 {
@@ -252,9 +251,10 @@ std::string copyName(const Copy& c)
                c.tile, c.thread, at(c.issue).c_str());
 }
 
-// The call chain of a read, as offsets into the binary that check.py turns
-// into day74.nw lines (addr2line): where in the kernel the read is.
-void traceRead()
+// A read that breaks a rule fails with its call chain, as offsets into the
+// binary that check.py turns into day74.nw lines (addr2line): where in the
+// kernel the read is.
+[[noreturn]] void failRead(const std::string& msg)
 {
     void* frames[32];
     const int k = backtrace(frames, 32);
@@ -267,18 +267,17 @@ void traceRead()
                              static_cast<char*>(frames[f]) -
                              static_cast<char*>(info.dli_fbase) - 1));
     }
+    fail(msg);
 }
 
 float readWord(std::size_t i)
 {
     const int t = cur;
-    if (words[i].state != LANDED || !visible(t, copies[words[i].copy]))
-        traceRead();
     Word& w = words[i];
     if (w.state == UNINIT)
-        fail(fmt("thread %d reads %s before any copy has written it; %s; "
-                 "%s", t, place(i).c_str(), lastWait(t).c_str(),
-                 lastBar(t).c_str()));
+        failRead(fmt("thread %d reads %s before any copy has written it; "
+                     "%s; %s", t, place(i).c_str(), lastWait(t).c_str(),
+                     lastBar(t).c_str()));
     const Copy& c = copies[w.copy];
     if (w.state == PENDING) {
         std::string why;
@@ -303,16 +302,17 @@ float readWord(std::size_t i)
                       " (committed at %s), which thread %d has not reached; "
                       "%s", c.thread, at(c.commit).c_str(), c.thread,
                       lastWait(c.thread).c_str());
-        fail(fmt("thread %d reads %s before %s has landed: %s", t,
-                 place(i).c_str(), copyName(c).c_str(), why.c_str()));
+        failRead(fmt("thread %d reads %s before %s has landed: %s", t,
+                     place(i).c_str(), copyName(c).c_str(), why.c_str()));
     }
     if (!visible(t, c))
-        fail(fmt("race: thread %d reads %s, written by %s, which landed at "
-                 "thread %d's %s at %s, and no __syncthreads() orders that "
-                 "wait before this read (thread %d: %s)", t,
-                 place(i).c_str(), copyName(c).c_str(), c.lander,
-                 c.mech == PIPE ? "consumer_wait()" : "__pipeline_wait_prior",
-                 at(c.land).c_str(), t, lastBar(t).c_str()));
+        failRead(fmt("race: thread %d reads %s, written by %s, which "
+                     "landed at thread %d's %s at %s, and no __syncthreads() "
+                     "orders that wait before this read (thread %d: %s)", t,
+                     place(i).c_str(), copyName(c).c_str(), c.lander,
+                     c.mech == PIPE ? "consumer_wait()"
+                                    : "__pipeline_wait_prior",
+                     at(c.land).c_str(), t, lastBar(t).c_str()));
     const uint32_t now = vc[t][t];
     auto r = std::find_if(w.reads.begin(), w.reads.end(),
                           [t](const Read& x) { return x.thread == t; });
@@ -333,9 +333,12 @@ float operand(float x)
 // its completion the destination's bytes are being written, in no order
 // with other accesses; so no other thread may read or write them then
 // unless ordered before the issue, nor another copy be in flight to them.
-int issue(Site s, void* dst, const void* src, std::size_t bytes,
-          std::size_t zfill, Mech mech)
+// seq: the copy's stage use (PIPE), or -1 until its commit (GROUP).
+void issue(Site s, void* dst, const void* src, std::size_t bytes,
+           std::size_t zfill, Mech mech, long seq)
 {
+    claim(mech, mech == PIPE ? "cuda::memcpy_async"
+                             : "__pipeline_memcpy_async", s);
     const int t = cur;
     char* d = static_cast<char*>(dst);
     const float* f = static_cast<const float*>(src);
@@ -368,29 +371,26 @@ int issue(Site s, void* dst, const void* src, std::size_t bytes,
     else
         fail(fmt("thread %d's copy at %s reads outside A and B", t,
                  at(s).c_str()));
-    c.thread = t, c.tile = tile, c.mech = mech, c.issue = s;
+    c.thread = t, c.tile = tile, c.mech = mech, c.seq = seq, c.issue = s;
     c.waits = th[t].waits;
     c.slice = static_cast<int>((tile == 'A' ? off % n : off / n) /
                                lit_block_k);
-    const std::size_t first = (d - __start_lit_shared) / 4;
-    const std::string into = place(first);
+    c.first = (d - __start_lit_shared) / 4, c.count = bytes / 4;
+    const std::string what = fmt(
+        "thread %d's copy of K-slice %d's %c into %s (%s)", t, c.slice,
+        tile, place(c.first).c_str(), at(s).c_str());
     if (dynamic && (!dynBase || d < dynBase || d + bytes > dynBase +
                     dynBytes))
-        fail(fmt("thread %d's copy of K-slice %d's %c into %s (%s) writes "
-                 "bytes %ld to %ld of dynamic shared memory, past the %zu "
-                 "bytes the launch gives matmulTilePiped: the launch's "
-                 "bytes (kStageBytes) must cover all %d stages, %zu bytes",
-                 t, c.slice, tile, into.c_str(), at(s).c_str(),
-                 static_cast<long>(d - dynBase),
-                 static_cast<long>(d - dynBase + bytes) - 1, dynBytes,
-                 lit_stages, lit_stages * lit_stage_bytes));
-    c.stage = -1;
+        fail(what + fmt(" writes bytes %ld to %ld of dynamic shared memory, "
+                        "past the %zu bytes the launch gives "
+                        "matmulTilePiped: the launch's bytes (kStageBytes) "
+                        "must cover all %d stages, %zu bytes",
+                        static_cast<long>(d - dynBase),
+                        static_cast<long>(d - dynBase + bytes) - 1, dynBytes,
+                        lit_stages, lit_stages * lit_stage_bytes));
     const int id = static_cast<int>(copies.size());
-    for (std::size_t i = first; i < first + bytes / 4; ++i) {
+    for (std::size_t i = c.first; i < c.first + c.count; ++i) {
         Word& w = words[i];
-        const std::string what = fmt(
-            "thread %d's copy of K-slice %d's %c into %s (%s)", t, c.slice,
-            tile, into.c_str(), at(s).c_str());
         if (w.state == PENDING)
             fail(what + " overwrites an element " + copyName(copies[w.copy])
                  + " is still writing: two copies in flight to one address "
@@ -408,14 +408,12 @@ int issue(Site s, void* dst, const void* src, std::size_t bytes,
                          lastBar(t).c_str(), r.thread));
         w.state = PENDING;
         w.copy = id;
-        w.value = i - first < (bytes - zfill) / 4 ? f[i - first] : 0.0f;
+        w.value = i - c.first < (bytes - zfill) / 4 ? f[i - c.first] : 0.0f;
         w.reads.clear();
     }
     copies.push_back(c);
-    copyWords.emplace_back();
-    for (std::size_t i = first; i < first + bytes / 4; ++i)
-        copyWords[id].push_back(i);
-    return id;
+    th[t].open.push_back(id);
+    step();
 }
 
 // A copy lands: its words hold its data, visible as visible() says.
@@ -423,7 +421,7 @@ void landAll(int id, Site s)
 {
     Copy& c = copies[id];
     c.landed = true, c.land = s, c.lander = cur, c.epoch = vc[cur][cur];
-    for (std::size_t i : copyWords[id])
+    for (std::size_t i = c.first; i < c.first + c.count; ++i)
         if (words[i].copy == id && words[i].state == PENDING)
             words[i].state = LANDED;
 }
@@ -473,10 +471,7 @@ void syncthreads(const char* f, int l)
 void memcpyAsync(const char* f, int l, void* dst, const void* src,
                  std::size_t bytes, std::size_t zfill)
 {
-    claim(GROUP, "__pipeline_memcpy_async", {f, l});
-    const int id = issue({f, l}, dst, src, bytes, zfill, GROUP);
-    th[cur].open.push_back(id);
-    step();
+    issue({f, l}, dst, src, bytes, zfill, GROUP, -1);
 }
 
 // PTX ISA, cp.async.commit_group: the thread's copies
@@ -487,8 +482,8 @@ void commit(const char* f, int l)
     Thread& me = th[cur];
     for (int id : me.open)
         copies[id].seq = me.nextGroup, copies[id].commit = {f, l};
-    me.groups.emplace_back(me.nextGroup++, me.open);
-    me.open.clear();
+    ++me.nextGroup;
+    me.groups.push_back(std::exchange(me.open, {}));
     step();
 }
 
@@ -501,7 +496,7 @@ void waitPrior(std::size_t nGroups, const char* f, int l)
     claim(GROUP, "__pipeline_wait_prior", {f, l});
     Thread& me = th[cur];
     while (me.groups.size() > nGroups) {
-        for (int id : me.groups.front().second)
+        for (int id : me.groups.front())
             landAll(id, {f, l});
         me.groups.pop_front();
     }
@@ -541,11 +536,7 @@ void pipeAcquire(PipeHandle& p, const char* f, int l)
 void pipeCopy(PipeHandle& p, const char* f, int l, void* dst,
               const void* src, std::size_t bytes)
 {
-    claim(PIPE, "cuda::memcpy_async", {f, l});
-    const int id = issue({f, l}, dst, src, bytes, 0, PIPE);
-    copies[id].seq = p.head;
-    th[cur].open.push_back(id);
-    step();
+    issue({f, l}, dst, src, bytes, 0, PIPE, p.head);
 }
 void pipeCommit(PipeHandle& p, const char* f, int l)
 {
@@ -575,14 +566,13 @@ void pipeWait(PipeHandle& p, const char* f, int l)
     th[cur].waitN = -1;
     step();
 }
-void pipeRelease(PipeHandle& p, const char* f, int l)
+void pipeRelease(PipeHandle& p, const char*, int)
 {
     Use& u = use(p.tail++);
     th[cur].tail = p.tail;
     ++u.consumed;
     join(u.cvc, vc[cur]);
     ++vc[cur][cur];
-    (void)f, (void)l;
     step();
 }
 
@@ -611,18 +601,17 @@ void launched(const void* kernel, std::size_t bytes)
     if (kernel != reinterpret_cast<const void*>(&matmulTilePiped))
         return;
     dynBytes = bytes;
+    const std::string asks = fmt("the launch of matmulTilePiped asks for "
+                                 "%zu bytes of dynamic shared memory, past ",
+                                 bytes);
     if (bytes > kOptInMax)
-        launchError = fmt("the launch of matmulTilePiped asks for %zu bytes "
-                          "of dynamic shared memory, past the %zu a block "
-                          "may have (compute capability 9.0)", bytes,
-                          kOptInMax);
+        launchError = asks + fmt("the %zu a block may have (compute "
+                                 "capability 9.0)", kOptInMax);
     else if (bytes > kStaticMax && bytes > static_cast<std::size_t>(
                  maxDynamic))
-        launchError = fmt("the launch of matmulTilePiped asks for %zu bytes "
-                          "of dynamic shared memory, past 48 KiB, while its "
-                          "cudaFuncAttributeMaxDynamicSharedMemorySize is %d:"
-                          " the runtime refuses the launch", bytes,
-                          maxDynamic);
+        launchError = asks + fmt("48 KiB, while its cudaFuncAttribute"
+                                 "MaxDynamicSharedMemorySize is %d: the "
+                                 "runtime refuses the launch", maxDynamic);
 }
 
 namespace {
@@ -651,18 +640,19 @@ bool release()
         // PTX ISA, "bar, barrier": bar.sync (__syncthreads()) is
         // barrier.sync.aligned, so every thread of the CTA must execute the
         // same barrier instruction: a release that mixes call sites fails.
+        auto same = [](Site x, Site y) {
+            return x.line == y.line && !std::strcmp(x.file, y.file);
+        };
         for (int t = 1; t < T; ++t) {
             const Site a = th[0].at, b = th[t].at;
-            if (a.line == b.line && !std::strcmp(a.file, b.file))
+            if (same(a, b))
                 continue;
             std::vector<int> here, there;
-            for (int u = 0; u < T; ++u) {
-                const Site c = th[u].at;
-                if (c.line == a.line && !std::strcmp(c.file, a.file))
+            for (int u = 0; u < T; ++u)
+                if (same(th[u].at, a))
                     here.push_back(u);
-                else if (c.line == b.line && !std::strcmp(c.file, b.file))
+                else if (same(th[u].at, b))
                     there.push_back(u);
-            }
             failure = fmt("divergent barrier: %s wait at __syncthreads() at "
                           "%s and %s at %s; bar.sync is aligned, every "
                           "thread of the block must reach the same barrier "
@@ -720,8 +710,7 @@ bool runBlock(const std::vector<int>& order)
     words.assign(nWords, Word());
     for (std::size_t i = 0; i < nWords; ++i)
         sh[i] = token(i);   // poison: every read of shared memory is checked
-    copies.clear(), copyWords.clear(), uses.clear(), failure.clear();
-    trace.clear();
+    copies.clear(), uses.clear(), failure.clear(), trace.clear();
     pipeStages = 0;
     vc.assign(T, std::vector<uint32_t>(T, 0));
     th.resize(T);
@@ -806,8 +795,7 @@ int main(int argc, char** argv)
                 std::swap(order[t], order[gen() % (t + 1)]);
             lockstep = o == 0;
             C.assign(A.size(), 0);
-            const bool ok = runBlock(order);
-            if (!ok) {
+            if (!runBlock(order)) {
                 std::printf("FAIL\t%d\t%s\t%s\t%s\n", n, names[o],
                             failure.c_str(), trace.c_str());
                 return 1;
