@@ -223,9 +223,11 @@ def texts(html_text, tag, cls=None):
 
 
 def numbers(text):
-    """[(value, decimals)] of the numbers written in a text."""
-    return [(float(m.group(0).replace(",", "")), len(m.group(1) or ""))
-            for m in re.finditer(r"(?<![\w.])\d[\d,]*(?:\.(\d+))?", text)]
+    """[(value, decimals)] of the numbers written in a text, a sign (- or
+    U+2212) in front of a number included."""
+    return [(float(m.group(0).replace(",", "").replace("\u2212", "-")),
+             len(m.group(1) or "")) for m in re.finditer(
+                 r"(?<![\w.])[-\u2212]?\d[\d,]*(?:\.(\d+))?", text)]
 
 
 class Browser:

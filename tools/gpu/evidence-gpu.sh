@@ -61,7 +61,7 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
 
 # EVIDENCE_STEPS="sass pitfalls" runs only the steps whose group is named
 # (groups: run spread residency cold blocked wide exercise $M_GROUPS_STEP stages
-# sass sanitizer synccheck ncu opcodes source pitfalls); unset, all of them.
+# sass sanitizer synccheck ncu opcodes source waits pitfalls); unset, all.
 want() { [ -z "${EVIDENCE_STEPS:-}" ] || case " $EVIDENCE_STEPS " in
     *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -386,6 +386,18 @@ want source && step "ncu source" "$pre-ncu-source.txt" \
     ncu --clock-control none --kernel-name regex:matmulTilePiped -c 1 \
     --section SourceCounters --page source --csv --print-source sass "$BIN" \
     --sizes "$M_SIZES_NCU" --check-only
+# the same page's CUDA view (the SASS under each line of cuda/pipeline), at
+# each depth: which of producer_acquire and consumer_wait tests again
+if want waits; then
+for s in $M_EXERCISE_DEPTHS; do
+    step "ncu waits, $s stages" "$pre-ncu-lines-$s.txt" \
+        ncu --clock-control none --kernel-name regex:matmulTilePiped -c 1 \
+        --section SourceCounters --page source --csv \
+        --print-source cuda,sass \
+        "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" \
+        --sizes "$M_SIZES_NCU" --check-only
+done
+fi
 
 want pitfalls && step "pitfalls" "$pre-pitfalls.txt" \
     "$MAKE" --no-print-directory pitfalls ARCH=$ARCH_DEFAULT

@@ -14,6 +14,7 @@ booleans, tokens; no verdicts (tools/facts/derive.py), no sentences. Exit:
 depths and kernel files: tools/manifest.toml.
 """
 
+import csv
 import glob
 import json
 import os
@@ -446,6 +447,56 @@ def source_facts(pre, facts, m):
         if "SR_GLOBALTIMER" in r["Source"]) / total
 
 
+def wait_facts(pre, facts, m):
+    """Which of cuda::pipeline's two waits tests its barrier more than once,
+    at each depth S of the exercise: the source page's CUDA view
+    ($pre-ncu-lines-S.txt) lists, under each header line, the SASS it
+    compiled to. producer_acquire waits with wait_parity on the stage's
+    __consumed barrier, consumer_wait on its __produced one (cuda/pipeline
+    of the CUDA toolkit). Each SYNCS.PHASECHK (a phase test) belongs to the
+    wait whose own instructions precede it most closely. Facts, per warp
+    and K-slice (the wait's first test's executions):
+    ncu.basic.piped.waits.sS.{acquire,consumer}.tests, and over the depths
+    ncu.basic.piped.waits.{acquire.fewest,consumer.most}. EvidenceError when
+    a wait or its tests are not found."""
+    marks = {"acquire": "wait_parity(__consumed_phase_parity)",
+             "consumer": "wait_parity(__produced_phase_parity)"}
+    for s in m.depths.exercise:
+        path = f"{pre}-ncu-lines-{s}.txt"
+        starts, checks, owner, runs = [], {}, None, None
+        for r in csv.reader(l for l in read(path).splitlines()
+                            if l.startswith('"')):
+            if r[0] == "Line No":
+                runs = r.index("Instructions Executed")
+            if runs is None or len(r) <= runs or r[0] == "Line No":
+                continue
+            if r[0]:        # a source line: is it one of the two waits?
+                owner = next((k for k, v in marks.items() if v in r[1]),
+                             None)
+            elif r[2] != "...":
+                address = int(r[2], 16)
+                if owner:
+                    starts.append((address, owner))
+                if "SYNCS.PHASECHK" in r[3]:
+                    checks[address] = int(r[runs].replace(",", ""))
+        waits = {k: [] for k in marks}
+        for address, count in sorted(checks.items()):
+            before = [a for a in starts if a[0] <= address]
+            if before:
+                waits[max(before)[1]].append(count)
+        for k, counts in waits.items():
+            if not counts or not counts[0]:
+                raise EvidenceError(f"{path}: no phase test of {marks[k]}")
+            facts[f"ncu.basic.piped.waits.s{s}.{k}.tests"] = (
+                sum(counts) / counts[0])
+
+    def tests(k):
+        return [facts[f"ncu.basic.piped.waits.s{s}.{k}.tests"]
+                for s in m.depths.exercise]
+    facts["ncu.basic.piped.waits.acquire.fewest"] = min(tests("acquire"))
+    facts["ncu.basic.piped.waits.consumer.most"] = max(tests("consumer"))
+
+
 def pitfall_facts(pre, facts, m):
     """How many pitfall checks passed, and what caught the barrier variant
     (in this run, and whether a launch failed in the first run)."""
@@ -478,7 +529,7 @@ def facts_for(pre, m=None):
              "gpu.source_hash": stamp["source_sha256"][:12]}
     for reader in (run_facts, process_facts, blocked_facts, wide_facts,
                    exercise_facts, sass_facts, sanitizer_facts, ncu_facts,
-                   source_facts, pitfall_facts):
+                   source_facts, wait_facts, pitfall_facts):
         reader(pre, facts, m)
     wall = re.search(r"make run wall time: (\d+) ms",
                      read(f"{pre}-run-default.txt"))
