@@ -288,6 +288,17 @@ def test_wrong_deep_stages_fail(scratch, name):
     assert re.search(r"^FAIL your stages, " + want, p.stdout), p.stdout
 
 
+def test_unmodelled_alignment_is_said(scratch):
+    """Dynamic shared memory aligned past what the model lays out (its
+    area is 256-byte aligned) stops the model with exit 2 and says so, not
+    with a crash (it is found on a modelled thread's own stack)."""
+    p = run(deep_student(scratch, align="__align__(512) "), cwd=scratch)
+    out = p.stdout + p.stderr
+    assert p.returncode == 1 and "stopped at STAGES=6 (exit 2)" in out, out
+    assert "dynamic shared memory aligned to 512 bytes is not modelled" in \
+        out, out
+
+
 def test_deep_stub_and_right_chunk(scratch):
     """make exercise-check PART=1: the stub says not yet written (the
     chunk's line); the solution's text in the student's chunk passes the

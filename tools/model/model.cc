@@ -581,7 +581,8 @@ void* dynamicShared(std::size_t align, const char* file, int line)
     if (align == 0 || (align & (align - 1)) || align > kAreaAlign) {
         std::fprintf(stderr, "model: %s:%d: dynamic shared memory aligned "
                      "to %zu bytes is not modelled\n", file, line, align);
-        std::exit(2);
+        std::fflush(nullptr);
+        std::_Exit(2);    // on a thread's own stack: no exit handlers here
     }
     dynAlign = align, dynSite = Site{file, line};
     dynBase = dynamicArea + (align < kAreaAlign ? align : 0);
