@@ -494,42 +494,58 @@ def test_lab_reader_errors(tmp_path):
 def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     """Each SYNCS.PHASECHK counts for the wait (producer_acquire or
     consumer_wait) whose own instructions precede it most closely; tests per
-    warp and K-slice are all of a wait's tests over its first one's. A
-    transcript where one wait has no test is an error naming the file."""
+    warp and K-slice are all of a wait's tests over its first one's, and its
+    retry share the samples on the later tests over all (each address once).
+    A wait with no test, or a test whose barrier offset says the other wait,
+    is an error naming the file."""
     from tools.gpu import gpu_facts
     m = manifest.load()
-    head = ('"Line No","Source","Address","Source","All","Not",'
-            '"# Samples","Instructions Executed"\n')
+    head = ('"Line No","Source","Address","Source",'
+            '"Warp Stall Sampling (All Samples)","Not","# Samples",'
+            '"Instructions Executed"\n')
 
-    def sass(address, text, runs):
-        return f'"","","{address}","  {text}","1","0","1","{runs}"\n'
+    def sass(address, text, samples, runs):
+        return f'"","","{address}","  {text}","{samples}","0","1","{runs}"\n'
     acquire = ('"262","__b.wait_parity(__consumed_phase_parity);","-","-",'
-               '"1","0","1","9"\n' + sass("0x10", "CS2R R8, SR_GLOBALTIMERLO",
-                                          100))
+               '"1","0","1","9"\n' +
+               sass("0x10", "CS2R R8, SR_GLOBALTIMERLO", 10, 100))
     consumer = ('"281","__b.wait_parity(__produced_phase_parity);","-","-",'
-                '"1","0","1","9"\n' + sass("0x40", "LOP3.LUT R1", 100))
+                '"1","0","1","9"\n' + sass("0x40", "LOP3.LUT R1", 20, 100))
     tests = ('"275","NV_DISPATCH_TARGET(","-","-","1","0","1","9"\n' +
-             sass("0x20", "SYNCS.PHASECHK.TRANS64 P0, [UR5+0x8], R1", 100) +
-             sass("0x30", "SYNCS.PHASECHK.TRANS64 P0, [UR5+0x8], R2", 150) +
-             sass("...", "...", "-") +
-             sass("0x50", "SYNCS.PHASECHK.TRANS64 P0, [R2+URZ], R3", 100) +
-             sass("0x60", "SYNCS.PHASECHK.TRANS64 P0, [R2+URZ], R4", 0))
+             sass("0x20", "SYNCS.PHASECHK.TRANS64 P0, [UR5+0x8], R1", 10,
+                  100) +
+             sass("0x30", "SYNCS.PHASECHK.TRANS64 P0, [UR5+0x8], R2", 40,
+                  150) + sass("...", "...", "-", "-") +
+             sass("0x50", "SYNCS.PHASECHK.TRANS64 P0, [R2+URZ], R3", 10,
+                  100) +
+             sass("0x60", "SYNCS.PHASECHK.TRANS64 P0, [R2+URZ], R4", 10, 0))
+    # 0x10 again (listed under a second line): its samples count once
+    again = '"376","poll(","-","-","1","0","1","9"\n' + sass(
+        "0x10", "CS2R R8, SR_GLOBALTIMERLO", 10, 100)
+    page = ('"File Path","/inc/cuda/pipeline"\n' + head + acquire +
+            consumer + '"File Path","/inc/barrier.h"\n' + head + tests +
+            again)
     for s in m.depths.exercise:
-        (tmp_path / f"gpu-x-ncu-lines-{s}.txt").write_text(
-            '"File Path","/inc/cuda/pipeline"\n' + head + acquire +
-            consumer + '"File Path","/inc/barrier.h"\n' + head + tests)
-    facts = {}
+        (tmp_path / f"gpu-x-ncu-lines-{s}.txt").write_text(page)
+    facts, b = {}, f"ncu.basic.piped.waits.s{m.depths.exercise[-1]}."
     gpu_facts.wait_facts(str(tmp_path / "gpu-x"), facts, m)
-    s = m.depths.exercise[-1]
-    assert facts[f"ncu.basic.piped.waits.s{s}.acquire.tests"] == 2.5
-    assert facts[f"ncu.basic.piped.waits.s{s}.consumer.tests"] == 1.0
-    assert facts["ncu.basic.piped.waits.acquire.fewest"] == 2.5
+    assert facts[b + "acquire.tests"] == 2.5
+    assert facts[b + "consumer.tests"] == 1.0
+    assert facts[b + "acquire.retry_share"] == 40.0    # 40 of 100 samples
+    assert facts[b + "consumer.retry_share"] == 10.0
+    assert facts["ncu.basic.piped.waits.acquire.most"] == 2.5
     assert facts["ncu.basic.piped.waits.consumer.most"] == 1.0
-    (tmp_path / f"gpu-x-ncu-lines-{s}.txt").write_text(
-        '"File Path","/inc/cuda/pipeline"\n' + head + acquire + tests)
+    last = tmp_path / f"gpu-x-ncu-lines-{m.depths.exercise[-1]}.txt"
+    last.write_text(page.replace(consumer, ""))
     with pytest.raises(gpu_facts.EvidenceError,
-                       match=f"ncu-lines-{s}.txt: no phase test of "
-                             r"wait_parity\(__produced"):
+                       match=r"ncu-lines-\d\.txt: the phase test .*R2\+URZ"):
+        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
+    last.write_text(page.replace("[R2+URZ]", "[R2+URZ+0x8]"))
+    with pytest.raises(gpu_facts.EvidenceError, match="offset not"):
+        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
+    last.write_text(page.replace(tests, tests.replace("PHASECHK", "X")))
+    with pytest.raises(gpu_facts.EvidenceError,
+                       match=r"no phase test of wait_parity\(__consumed"):
         gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
 
 

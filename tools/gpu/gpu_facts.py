@@ -453,22 +453,31 @@ def wait_facts(pre, facts, m):
     ($pre-ncu-lines-S.txt) lists, under each header line, the SASS it
     compiled to. producer_acquire waits with wait_parity on the stage's
     __consumed barrier, consumer_wait on its __produced one (cuda/pipeline
-    of the CUDA toolkit). Each SYNCS.PHASECHK (a phase test) belongs to the
-    wait whose own instructions precede it most closely. Facts, per warp
-    and K-slice (the wait's first test's executions):
-    ncu.basic.piped.waits.sS.{acquire,consumer}.tests, and over the depths
-    ncu.basic.piped.waits.{acquire.fewest,consumer.most}. EvidenceError when
-    a wait or its tests are not found."""
+    of the CUDA toolkit: struct __pipeline_stage, 8-byte barriers, so
+    __consumed sits 8 bytes into a stage). Each SYNCS.PHASECHK (a phase
+    test) belongs to the wait whose own instructions precede it most
+    closely, and its operand's offset must agree (+0x8: producer_acquire).
+    Facts per depth, per wait: ncu.basic.piped.waits.sS.{acquire,consumer}
+    .tests, tests per warp and K-slice (all its tests' executions over its
+    first test's: the counting pass, which instruments the kernel), and
+    .retry_share, percent of the page's warp samples (each instruction
+    once) on its tests after the first (the sampling pass); over the
+    depths, ncu.basic.piped.waits.acquire.{fewest,most} and
+    .consumer.most of the tests. EvidenceError when a wait has no test or
+    a test's offset disagrees."""
     marks = {"acquire": "wait_parity(__consumed_phase_parity)",
              "consumer": "wait_parity(__produced_phase_parity)"}
+    b = "ncu.basic.piped.waits."
     for s in m.depths.exercise:
         path = f"{pre}-ncu-lines-{s}.txt"
-        starts, checks, owner, runs = [], {}, None, None
+        starts, sass, owner, col = [], {}, None, None
         for r in csv.reader(l for l in read(path).splitlines()
                             if l.startswith('"')):
             if r[0] == "Line No":
-                runs = r.index("Instructions Executed")
-            if runs is None or len(r) <= runs or r[0] == "Line No":
+                col = {k: r.index(k) for k in (
+                    "Instructions Executed",
+                    "Warp Stall Sampling (All Samples)")}
+            if col is None or len(r) <= max(col.values()) or r[0] == "Line No":
                 continue
             if r[0]:        # a source line: is it one of the two waits?
                 owner = next((k for k, v in marks.items() if v in r[1]),
@@ -477,24 +486,32 @@ def wait_facts(pre, facts, m):
                 address = int(r[2], 16)
                 if owner:
                     starts.append((address, owner))
-                if "SYNCS.PHASECHK" in r[3]:
-                    checks[address] = int(r[runs].replace(",", ""))
+                sass[address] = [r[3]] + [
+                    int(r[i].replace(",", "")) for i in col.values()]
+        samples = sum(row[2] for row in sass.values())
         waits = {k: [] for k in marks}
-        for address, count in sorted(checks.items()):
+        for address, (text, runs, seen) in sorted(sass.items()):
             before = [a for a in starts if a[0] <= address]
-            if before:
-                waits[max(before)[1]].append(count)
-        for k, counts in waits.items():
-            if not counts or not counts[0]:
+            if "SYNCS.PHASECHK" not in text or not before:
+                continue
+            k = max(before)[1]
+            if ("+0x8]" in text) != (k == "acquire"):
+                raise EvidenceError(f"{path}: the phase test {text.strip()}"
+                                    f" follows {marks[k]}, its offset not")
+            waits[k].append((runs, seen))
+        for k, tests in waits.items():
+            if not tests or not tests[0][0] or not samples:
                 raise EvidenceError(f"{path}: no phase test of {marks[k]}")
-            facts[f"ncu.basic.piped.waits.s{s}.{k}.tests"] = (
-                sum(counts) / counts[0])
+            facts[f"{b}s{s}.{k}.tests"] = (
+                sum(t[0] for t in tests) / tests[0][0])
+            facts[f"{b}s{s}.{k}.retry_share"] = 100 * sum(
+                t[1] for t in tests[1:]) / samples
 
     def tests(k):
-        return [facts[f"ncu.basic.piped.waits.s{s}.{k}.tests"]
-                for s in m.depths.exercise]
-    facts["ncu.basic.piped.waits.acquire.fewest"] = min(tests("acquire"))
-    facts["ncu.basic.piped.waits.consumer.most"] = max(tests("consumer"))
+        return [facts[f"{b}s{s}.{k}.tests"] for s in m.depths.exercise]
+    facts[b + "acquire.fewest"] = min(tests("acquire"))
+    facts[b + "acquire.most"] = max(tests("acquire"))
+    facts[b + "consumer.most"] = max(tests("consumer"))
 
 
 def pitfall_facts(pre, facts, m):
