@@ -55,15 +55,9 @@
       }
       var out = '';
       for (var i = 0; i < item.length; i++) {
-        var ch = item[i];
-        if (ch === '\t') {
-          var next = (Math.floor(col / 8) + 1) * 8;
-          out += ' '.repeat(next - col);
-          col = next;
-        } else {
-          out += ch;
-          col += bytes(ch);
-        }
+        var next = width(item[i], col);
+        out += item[i] === '\t' ? ' '.repeat(next - col) : item[i];
+        col = next;
       }
       return out;
     });
@@ -232,7 +226,6 @@
     });
     fitTables();
     window.addEventListener('resize', fitTables);
-    document.documentElement.classList.add('js');
   }
 
   function fitTables() {
