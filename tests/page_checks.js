@@ -113,11 +113,17 @@ window.C = (() => {
     all('details').forEach(d => { d.open = true; });
     // Code cut off: from 768 px any overflow; narrower, a block off screen
     // or overflowing without scrolling.
+    // A block's own colour is the text's (--ink, as a bare pre has it):
+    // no token class of the highlighters may tint a whole block.
+    const bare = document.body.appendChild(document.createElement('pre'));
+    const ink = css(bare).color;
+    bare.remove();
     const code = all('main pre').filter(shown).map(pre => {
       const r = pre.getBoundingClientRect();
       const over = pre.scrollWidth - pre.clientWidth;
       const scrolls = /^(auto|scroll)$/.test(css(pre).overflowX);
-      return {name: label(pre), over, widest: Math.max(0, ...pre.textContent
+      return {name: label(pre), over, tinted: css(pre).color !== ink,
+              widest: Math.max(0, ...pre.textContent
                 .replace(/\n$/, '').split('\n').map(columns)),
               cut: innerWidth >= 768 ? over > 0 : r.right > innerWidth + 0.5 ||
                 r.left < -0.5 || (over > 0 && !scrolls)};

@@ -757,12 +757,13 @@ def every(view, key):
 
 def test_fits_and_folds(view):
     """On each page: no sideways page scroll; code blocks fit (a phone
-    scrolls inside them); plots fit and link their tables; folds start
-    closed.  The three plots are on some page."""
+    scrolls inside them) and keep the text's colour; plots fit and link
+    their tables; folds start closed.  The three plots are on some page."""
     for path, v in view["pages"].items():
         assert v["scrollWidth"] <= v["width"], (path, v["culprit"])
         assert v["foldedByDefault"], path
         assert cut(v) == [], path
+        assert [c["name"] for c in v["code"] if c["tinted"]] == [], path
     assert every(view, "code") and len(every(view, "plots")) == 3
     assert all(p["links"] for _, p in every(view, "plots"))
 
