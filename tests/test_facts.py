@@ -518,7 +518,7 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
                   150) + sass("...", "...", "-", "-") +
              sass("0x50", "SYNCS.PHASECHK.TRANS64 P0, [R2+URZ], R3", 10,
                   100) +
-             sass("0x60", "SYNCS.PHASECHK.TRANS64 P0, [R2+URZ], R4", 10, 0))
+             sass("0x60", "SYNCS.PHASECHK.TRANS64 P0, [R2+URZ], R4", 10, 10))
     # 0x10 again (listed under a second line): its samples count once
     again = '"376","poll(","-","-","1","0","1","9"\n' + sass(
         "0x10", "CS2R R8, SR_GLOBALTIMERLO", 10, 100)
@@ -530,18 +530,20 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     facts, b = {}, f"ncu.basic.piped.waits.s{m.depths.exercise[-1]}."
     gpu_facts.wait_facts(str(tmp_path / "gpu-x"), facts, m)
     assert facts[b + "acquire.tests"] == 2.5
-    assert facts[b + "consumer.tests"] == 1.0
+    assert facts[b + "consumer.tests"] == 1.1
     assert facts[b + "acquire.retry_share"] == 40.0    # 40 of 100 samples
     assert facts[b + "consumer.retry_share"] == 10.0
     assert facts["ncu.basic.piped.waits.acquire.most"] == 2.5
-    assert facts["ncu.basic.piped.waits.consumer.most"] == 1.0
+    assert facts["ncu.basic.piped.waits.consumer.most"] == 1.1
+    assert facts["ncu.basic.piped.waits.consumer.repeats"] == 10 * len(
+        m.depths.exercise)    # summed over the depths
     last = tmp_path / f"gpu-x-ncu-lines-{m.depths.exercise[-1]}.txt"
     last.write_text(page.replace(consumer, ""))
     with pytest.raises(gpu_facts.EvidenceError,
                        match=r"ncu-lines-\d\.txt: the phase test .*R2\+URZ"):
         gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
     last.write_text(page.replace("[R2+URZ]", "[R2+URZ+0x8]"))
-    with pytest.raises(gpu_facts.EvidenceError, match="offset not"):
+    with pytest.raises(gpu_facts.EvidenceError, match="offset says the other wait"):
         gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
     last.write_text(page.replace(tests, tests.replace("PHASECHK", "X")))
     with pytest.raises(gpu_facts.EvidenceError,

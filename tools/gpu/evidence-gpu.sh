@@ -141,7 +141,7 @@ want residency && dial "$pre-residency" "$M_DIAL" "$BIN" \
 want cold && step "cold L2" "$pre-cold.txt" "$BIN" \
     --sizes "$M_SIZES_RUN" --cold-l2 --csv "$pre-cold.csv"
 
-# ---- the wide pair against cuBLAS: separate processes ---------------------------
+# ---- the wide pair against cuBLAS: separate processes ------------------------
 # (the native sm_90 build, as the design was chosen)
 WIDE_BIN=build/sm_90-2stages/pipelined_gemm
 want wide && repeat "$pre-wide.txt" "$pre-wide" "$M_PROCESSES" "$WIDE_BIN" \

@@ -463,32 +463,33 @@ def wait_facts(pre, facts, m):
     .retry_share, percent of the page's warp samples (each instruction
     once) on its tests after the first (the sampling pass); over the
     depths, ncu.basic.piped.waits.acquire.{fewest,most} and
-    .consumer.most of the tests. EvidenceError when a wait has no test or
+    .consumer.most of the tests, and .consumer.repeats, the executions of
+    consumer_wait's tests after the first (an integer). EvidenceError when a wait has no test or
     a test's offset disagrees."""
     marks = {"acquire": "wait_parity(__consumed_phase_parity)",
              "consumer": "wait_parity(__produced_phase_parity)"}
-    b = "ncu.basic.piped.waits."
+    b, repeats = "ncu.basic.piped.waits.", 0
     for s in m.depths.exercise:
         path = f"{pre}-ncu-lines-{s}.txt"
-        starts, sass, owner, col = [], {}, None, None
+        starts, sass, owner, cols = [], {}, None, None
         for r in csv.reader(l for l in read(path).splitlines()
                             if l.startswith('"')):
-            if r[0] == "Line No":
-                col = {k: r.index(k) for k in (
-                    "Instructions Executed",
-                    "Warp Stall Sampling (All Samples)")}
-            if col is None or len(r) <= max(col.values()) or r[0] == "Line No":
+            if r[0] == "Line No":   # each file's table repeats the header
+                cols = (r.index("Instructions Executed"),
+                        r.index("Warp Stall Sampling (All Samples)"))
+                continue
+            if cols is None or len(r) <= max(cols):
                 continue
             if r[0]:        # a source line: is it one of the two waits?
                 owner = next((k for k, v in marks.items() if v in r[1]),
                              None)
-            elif r[2] != "...":
+            elif r[2] != "...":   # a SASS row: text, runs, samples
                 address = int(r[2], 16)
                 if owner:
                     starts.append((address, owner))
-                sass[address] = [r[3]] + [
-                    int(r[i].replace(",", "")) for i in col.values()]
-        samples = sum(row[2] for row in sass.values())
+                sass[address] = (r[3], *(int(r[i].replace(",", ""))
+                                         for i in cols))
+        samples = sum(seen for _, _, seen in sass.values())
         waits = {k: [] for k in marks}
         for address, (text, runs, seen) in sorted(sass.items()):
             before = [a for a in starts if a[0] <= address]
@@ -497,13 +498,16 @@ def wait_facts(pre, facts, m):
             k = max(before)[1]
             if ("+0x8]" in text) != (k == "acquire"):
                 raise EvidenceError(f"{path}: the phase test {text.strip()}"
-                                    f" follows {marks[k]}, its offset not")
+                                    f" follows {marks[k]}, but its barrier "
+                                    "offset says the other wait")
             waits[k].append((runs, seen))
         for k, tests in waits.items():
             if not tests or not tests[0][0] or not samples:
                 raise EvidenceError(f"{path}: no phase test of {marks[k]}")
             facts[f"{b}s{s}.{k}.tests"] = (
                 sum(t[0] for t in tests) / tests[0][0])
+            if k == "consumer":
+                repeats += sum(t[0] for t in tests[1:])
             facts[f"{b}s{s}.{k}.retry_share"] = 100 * sum(
                 t[1] for t in tests[1:]) / samples
 
@@ -512,6 +516,7 @@ def wait_facts(pre, facts, m):
     facts[b + "acquire.fewest"] = min(tests("acquire"))
     facts[b + "acquire.most"] = max(tests("acquire"))
     facts[b + "consumer.most"] = max(tests("consumer"))
+    facts[b + "consumer.repeats"] = repeats
 
 
 def pitfall_facts(pre, facts, m):
