@@ -1,57 +1,70 @@
 #!/usr/bin/env bash
-# One device call: the student's commands on the H200 with today's build
-# (C-compiler link), and make exercise-check's GPU path.
+# evidence/h200-student-run/run.sh OUTDIR: the README's commands for a
+# student, on the workplace's GPU machine, in a copy of the checkout without
+# build/ (what a fresh clone has). Run through tools/gpu/device-run.sh
+# OUTDIR evidence/h200-student-run/run.sh OUTDIR, which puts noweb on PATH
+# and skips the Debian packages. Each step's transcript is stamped (date,
+# GPU, toolkit, source hash) and ends with its exit status; all of them go
+# into OUTDIR/student-run.tgz.
 set -u
-O=${OUT:-/tmp/out}; mkdir -p "$O"
-export DAY74_NO_SETUP=1
-mkdir -p /tmp/nw
-deb=$(ls .devtools/noweb_*.deb | head -n 1)
-dpkg -x "$deb" /tmp/nw 2>/dev/null ||
-    (cd /tmp/nw && ar x "$OLDPWD/$deb" && tar xf data.tar.*)
-for f in $(grep -rIl /usr/lib/noweb /tmp/nw/usr); do
-    sed -i 's#/usr/lib/noweb#/tmp/nw/usr/lib/noweb#g' "$f"; done
-export PATH=/tmp/nw/usr/bin:$PATH
-step() { # name, command...
-    local n=$1; shift
-    { echo "\$ $*"; date -u +%FT%TZ; s=$(date +%s)
-      timeout 240 "$@"; rc=$?
-      echo "exit $rc ($(( $(date +%s) - s )) s)"; } > "$O/$n.txt" 2>&1
-    tail -n 4 "$O/$n.txt"
+out=$1 t=/tmp/student-run w=/tmp/student
+rm -rf "$t" "$w" && mkdir -p "$t" "$w"
+tar -C "$PWD" --exclude=./build --exclude=./.devtools -cf - . |
+    tar -C "$w" -xf -
+cd "$w" || exit 1
+gpu=$(nvidia-smi --query-gpu=name,compute_cap,driver_version \
+      --format=csv,noheader)
+step() { # step NAME COMMAND...: run COMMAND, its transcript to NAME.txt
+    local n=$1 s rc
+    shift
+    { echo "# date_utc: $(date -u +%FT%TZ)"
+      echo "# gpu: $gpu"
+      echo "# toolkit: $(nvcc --version | tail -n 1)"
+      echo "# source_sha256: $(cat build/source.sha256 2>/dev/null ||
+                                echo not yet tangled)"
+      echo "\$ $*"
+      s=$(date +%s)
+      timeout 400 "$@"
+      rc=$?
+      echo "exit $rc ($(( $(date +%s) - s )) s)"; } >"$t/$n.txt" 2>&1
+    echo "$n: $(tail -n 1 "$t/$n.txt")"
 }
-nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.sm,clocks.max.sm \
-  --format=csv > "$O/nvidia-smi.txt"
-git rev-parse HEAD > "$O/commit.txt"
-step 01-tangle make tangle
-step 02-run make run
-step 03-run-all make run RUN_ARGS="--kernels all --sizes 1024,4096"
-cp build/source.sha256 "$O/" 2>/dev/null
-step 04-memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \
-  build/pipelined_gemm --sizes 256 --kernels all
-step 05-ex-solution make exercise-check EXERCISE=solution
-step 06-ex-stub make exercise-check
-cp day74.nw /tmp/day74.orig
-python3 - <<'PY'
-import re
-src = open("day74.nw").read()
-stub = re.search(r"(<<exercise: your pipelined main loop>>=\n)(.*?)(\n@\n)",
-                 src, re.S)
-sol = re.search(r"<<exercise solution: the pipelined main loop>>=\n(.*?)\n@\n",
-                src, re.S).group(1)
-loop = re.search(r"<<the thread-scope main loop>>=\n(.*?)\n@\n",
-                 src, re.S).group(1)
-good = sol.replace("<<the thread-scope main loop>>", loop)
-bad = good.replace("__pipeline_wait_prior(kStages - 2)",
-                   "__pipeline_wait_prior(kStages - 1)")
-assert bad != good
-for name, body in (("good", good), ("offbyone", bad)):
-    open("/tmp/day74.%s.nw" % name, "w").write(
-        src[:stub.start(2)] + body + src[stub.end(2):])
+# A student's chunk: the stub of PART (1 or 2) replaced by the solution's
+# code, or by it with the off-by-one wait (the lesson's Hint 2).
+student() { # student PART good|offbyone: writes day74.nw
+    python3 - "$@" <<'PY'
+import re, sys
+part, kind = sys.argv[1], sys.argv[2]
+src = open("day74.nw.orig").read()
+stub, sol = {
+    "1": ("exercise: the stages in dynamic shared memory",
+          "exercise solution: the stages in dynamic shared memory"),
+    "2": ("exercise: your pipelined main loop",
+          "exercise solution: the pipelined main loop")}[part]
+chunk = lambda name: re.search(
+    r"<<%s>>=\n(.*?)\n@" % re.escape(name), src, re.S)
+body = chunk(sol).group(1)
+loop = chunk("the thread-scope main loop").group(1)
+body = body.replace("<<the thread-scope main loop>>", loop)
+if kind == "offbyone":
+    wrong = body.replace("__pipeline_wait_prior(kStages - 2)",
+                         "__pipeline_wait_prior(kStages - 1)")
+    assert wrong != body
+    body = wrong
+m = chunk(stub)
+open("day74.nw", "w").write(src[:m.start(1)] + body + src[m.end(1):])
 PY
-cp /tmp/day74.good.nw day74.nw
-step 07-ex-student-good make exercise-check
-cp /tmp/day74.offbyone.nw day74.nw
-step 08-ex-student-offbyone make exercise-check
-cp /tmp/day74.orig day74.nw
-step 09-exercise make exercise
-ls -la build/ > "$O/build-ls.txt"
-echo done
+}
+step 01-tangle-run bash -c 'make tangle && make run'
+step 02-run-all make run RUN_ARGS="--kernels all --sizes 1024,4096"
+step 03-memcheck compute-sanitizer --tool memcheck --error-exitcode 9 \
+    build/pipelined_gemm --sizes 256 --kernels all
+step 04-exercise make exercise
+step 05-check-stub make exercise-check
+step 06-check-solution make exercise-check EXERCISE=solution
+cp day74.nw day74.nw.orig
+student 2 good && step 07-check-student make exercise-check
+student 2 offbyone && step 08-check-offbyone make exercise-check
+student 1 good && step 09-check-part1 make exercise-check PART=1 STAGES=6
+cp day74.nw.orig day74.nw
+tar czf "$out/student-run.tgz" -C "$t" .

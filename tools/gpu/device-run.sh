@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# tools/gpu/device-run.sh OUTDIR: what one call of the workplace's GPU machine
-# (the CUDA toolkit, no noweb, no package registry) runs: unpacks the noweb
-# .deb of .devtools/ into /tmp/nw (rewriting its library path), runs
-# tools/gpu/evidence-gpu.sh into /tmp/ev, packs it into OUTDIR/evidence.tgz.
+# tools/gpu/device-run.sh OUTDIR [COMMAND...]: what one call of the
+# workplace's GPU machine (the CUDA toolkit, no noweb, no package registry)
+# runs: unpacks the noweb .deb of .devtools/ into /tmp/nw (rewriting its
+# library path), runs tools/gpu/evidence-gpu.sh into /tmp/ev, packs it into
+# OUTDIR/evidence.tgz. With a COMMAND, runs that instead, with its status.
 set -u
 outdir=$1
 export LIT_NO_SETUP=1
@@ -19,6 +20,7 @@ for t in make cc nvcc ncu compute-sanitizer cuobjdump ptxas notangle python3 \
 done
 nvidia-smi --format=csv --query-gpu=name,compute_cap,driver_version,clocks.sm,\
 clocks.max.sm,temperature.gpu,utilization.gpu
+[ $# -gt 1 ] && { shift; exec "$@"; }
 tools/gpu/evidence-gpu.sh /tmp/ev 2>&1 | tee /tmp/ev-log.txt
 rc=${PIPESTATUS[0]}
 cp build/pitfalls/report.txt /tmp/ev/pitfalls-report.txt 2>/dev/null
