@@ -265,7 +265,7 @@ def deep_student(folder, **change):
     p = make(folder, "build/exercises/deep-student.cu", "build/kernels.h")
     assert p.returncode == 0, p.stdout + p.stderr
     return CHECK_MODEL + ["build/exercises/deep-student.cu", "--stages",
-                          DEEP_DEPTHS, "--who", "your stages"]
+                          DEEP_DEPTHS, "--who", "your kernel"]
 
 
 def test_deep_solution_passes_model():
@@ -285,7 +285,7 @@ def test_wrong_deep_stages_fail(scratch, name):
     change, want = DEEP_WRONG[name]
     p = run(deep_student(scratch, **change), cwd=scratch)
     assert p.returncode == 1, p.stdout + p.stderr
-    assert re.search(r"^FAIL your stages, " + want, p.stdout), p.stdout
+    assert re.search(r"^FAIL your kernel, " + want, p.stdout), p.stdout
 
 
 def test_unmodelled_alignment_is_said(scratch):
@@ -308,7 +308,7 @@ def test_deep_stub_and_right_chunk(scratch):
     assert p.returncode == 2 and own(p.stdout) == ec.NOT_WRITTEN.format(
         chunk=ec.DEEP_CHUNK[:-1], line=line) + "\n", p.stdout + p.stderr
     p = run(deep_student(scratch), cwd=scratch)
-    assert p.returncode == 0 and p.stdout.startswith("PASS your stages"), \
+    assert p.returncode == 0 and p.stdout.startswith("PASS your kernel"), \
         p.stdout
 
 
@@ -317,11 +317,11 @@ def test_deep_stub_and_right_chunk(scratch):
      0, "PASS the PTX declares dynamic shared memory (.extern .shared "
      ".align 16)"),
     (".extern .shared .align 1 .b8 _ZZ13dynamicStagesvE11dynamicSmem[];",
-     1, "FAIL your stages: the PTX declares dynamic shared memory aligned "
+     1, "FAIL your kernel: the PTX declares dynamic shared memory aligned "
      "to 1 bytes; the 16-byte cp.async needs 16."),
     (".shared .align 16 .b8 _ZZ15matmulTilePipedE5stage[16384];", 1,
-     "FAIL your stages: the PTX declares no dynamic shared memory")])
+     "FAIL your kernel: the PTX declares no dynamic shared memory")])
 def test_deep_ptx(capsys, ptx, status, out):
     """Part 1's PTX check: dynamic shared memory, 16-byte aligned."""
-    assert ec.deep_ptx("\n" + ptx + "\n", "your stages") == status
+    assert ec.deep_ptx("\n" + ptx + "\n", "your kernel") == status
     assert capsys.readouterr().out.startswith(out)

@@ -112,8 +112,9 @@ def gpu_checks(binary, lesson, who):
         got.append({r["n"]: r["piped_over_sync"] for r in
                     litlib.read_stamped_csv(csv)[1] if r["pair"] == "basic"})
     rows = [(n, got[0][n], got[-1][n]) for n in (2048, 4096)]
-    print("Timing: piped/sync, the pipelined kernel's median time over the "
-          "synchronous one's\n(below 1: the pipeline is faster).\n"
+    print(f"Timing of {binary}: piped/sync, the pipelined kernel's median "
+          "time over\nthe synchronous one's (below 1: the pipeline is "
+          "faster).\n"
           "      N  yours" + "  cuda::pipeline" * bool(lesson) + "\n" +
           "\n".join(f"  {n:5d}  {y:5.3f}" + f"  {l:14.3f}" * bool(lesson)
                     for n, y, l in rows))
@@ -136,7 +137,7 @@ def main(argv):
     a = ap.parse_args(argv)
     src, ptx = f"build/exercises/{a.exercise}.cu", f"{OUT}/{a.exercise}.ptx"
     deep = a.exercise.startswith("deep-")
-    who = ("your stages" if deep else "your loop") if a.exercise.endswith(
+    who = ("your kernel" if deep else "your loop") if a.exercise.endswith(
         "student") else "the solution"
     depths = manifest.load().depths
     stages = sorted({*depths.exercise, *(depths.deep if deep else ()),
@@ -170,6 +171,7 @@ def main(argv):
             return 1
         os.replace(ptx + ".tmp", ptx)
         print(f"PASS {who} compiles for sm_80 at STAGES={ptx_stages}" +
+              ", the deepest checked" * deep +
               " (with the warnings above)" * bool(p.stdout + p.stderr) + ".")
     status, lines = model.check(src, stages, who=who)
     print("\n".join(lines))
