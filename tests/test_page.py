@@ -373,7 +373,6 @@ def test_links_across_pages_resolve(pages, demo, which):
                 path)] and nav[0].count("<li>") == len(files), path
 
 
-
 def test_code_is_highlighted_by_pygments(page):
     """Pygments' short classes, with identifier links around them."""
     assert [c for c in ("k", "kt", "cp", "c1", "mi")
@@ -392,8 +391,8 @@ def tidy_problems(path):
 
 def test_tidy(pages, demo):
     """tidy finds nothing on the pages and the demo's, sees a bad page."""
-    assert [(p, tidy_problems(p)) for p in list(pages) + list(demo[2])
-            if tidy_problems(p)] == []
+    assert [(p, bad) for p in list(pages) + list(demo[2])
+            if (bad := tidy_problems(p))] == []
     assert tidy_problems(fixture("tidy-bad.html")), "bad page unseen"
 
 
@@ -530,43 +529,40 @@ Text.
 """
 
 
-@pytest.mark.parametrize("link,page,env,needle,line", [
-    ("nowhere", "page=two", {}, "'#nowhere'", 7),
-    ("a", "page=three", {}, "page=three is not in lit-pages", 9),
-    ("a", "page=two", {"WEAVE_PAGES": "index"}, "expects 'index'", None)],
-    ids=["dangling-link", "unknown-page", "other-list"])
-def test_bad_marks_and_links_fail(tmp_path, link, page, env, needle, line):
+def marked(link="a", page="page=two", text="Text.\n"):
+    """MARKED with its link's target, its section's mark and its text."""
+    return MARKED.replace("LINK", link).replace("PAGE", page).replace(
+        "Text.\n", text)
+
+
+@pytest.mark.parametrize("source,env,needles,line", [
+    (marked(link="nowhere"), {}, ["'#nowhere'"], 7),
+    (marked(page="page=three"), {}, ["page=three is not in lit-pages"], 9),
+    (marked(), {"WEAVE_PAGES": "index"}, ["expects 'index'"], None),
+    (marked(page="", text='Text.\n::: {.details summary="Hint"}\nHidden.\n'
+            ':::\n'), {"WEAVE_PAGES": "index two"},
+     ["fenced div read as text", "'::: {.details summary="], None)],
+    ids=["dangling-link", "unknown-page", "other-list", "fence-as-text"])
+def test_bad_marks_and_links_fail(tmp_path, source, env, needles, line):
     """A link to no id, an undeclared page, another list of pages than the
-    caller's: the weave fails naming the source line, and writes no page."""
+    caller's, a fenced div right after text (pandoc reads it as text): the
+    weave fails naming the source line (quoting the fence), writes no page."""
     src = tmp_path / "marked.nw"
-    src.write_text(MARKED.replace("LINK", link).replace("PAGE", page))
+    src.write_text(source)
     out = tmp_path / "out" / "index.html"
     p = run([WEAVE, str(src), fixture("facts-empty.json"), str(out)],
             env={**WEAVE_ENV, **env})
-    assert p.returncode == 1 and needle in p.stderr, p.stderr
+    assert p.returncode == 1 and all(
+        n in p.stderr for n in needles), p.stderr
     assert line is None or "%s:%d" % (src, line) in p.stderr, p.stderr
     assert not out.parent.exists() or os.listdir(out.parent) == []
     if env:
         return      # the good source: once is enough
-    src.write_text(MARKED.replace("LINK", "a").replace("PAGE", "page=two"))
+    src.write_text(marked())
     assert run([WEAVE, str(src), fixture("facts-empty.json"), str(out)],
                env=WEAVE_ENV).returncode == 0
     assert sorted(os.listdir(out.parent)) == ["index.html", "index.md",
                                               "two.html"]
-
-
-def test_fence_read_as_text_fails(tmp_path):
-    """A fenced div with no blank line before it, which pandoc reads as a
-    paragraph's text: the weave fails quoting it, and writes no page."""
-    src = tmp_path / "fence.nw"
-    src.write_text(MARKED.replace("LINK", "a").replace("PAGE", "").replace(
-        "Text.\n", 'Text.\n::: {.details summary="Hint"}\nHidden.\n:::\n'))
-    out = tmp_path / "out" / "index.html"
-    p = run([WEAVE, str(src), fixture("facts-empty.json"), str(out)],
-            env={**WEAVE_ENV, "WEAVE_PAGES": "index two"})
-    assert p.returncode == 1 and "fenced div read as text" in p.stderr \
-        and "'::: {.details summary=" in p.stderr, p.stderr
-    assert not out.parent.exists() or os.listdir(out.parent) == []
 
 
 def test_missing_and_unknown_facts(tmp_path):
@@ -695,7 +691,6 @@ def test_fuzz_backend():
 # litkit must serve the next day's module as it is: a tiny one
 # (tests/fixtures/tiny, with its own template) that shares nothing with
 # Day 74 but the installed package (examples/day00 is a whole module).
-LIT = litkit.DIR
 
 
 @pytest.fixture(scope="module")
@@ -709,7 +704,7 @@ def module(tmp_path_factory):
 def test_tangle(module):
     """The roots check passes, the tangle is the C meant and it runs."""
     sh = functools.partial(run, cwd=module)
-    tangle = os.path.join(LIT, "tangle.sh")
+    tangle = os.path.join(litkit.DIR, "tangle.sh")
     assert sh([tangle, "--roots", "tiny.nw", "hello.c"]).returncode == 0
     p = sh([tangle, "--roots", "tiny.nw", "other.c"])
     assert p.returncode == 1 and "hello.c" in p.stderr
@@ -730,7 +725,7 @@ def test_gather_and_weave(module):
             "schema.tsv", "--evidence", "evidence", "--source-hash",
             "source.sha256", "--out", "build/facts.json"])
     assert p.returncode == 0 and "unused.one" in p.stderr, p.stderr
-    p = sh([os.path.join(LIT, "weave.sh"), "tiny.nw", "build/facts.json",
+    p = sh([WEAVE, "tiny.nw", "build/facts.json",
             "build/index.html"], env={**os.environ, "SITE_DIR": "site"})
     assert p.returncode == 0, p.stderr
     html = pathlib.Path(module, "build", "index.html").read_text()
