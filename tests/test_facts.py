@@ -496,8 +496,11 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     consumer_wait) whose own instructions precede it most closely; tests per
     warp and K-slice are all of a wait's tests over its first one's, and its
     retry share the samples on the later tests over all (each address once).
-    A wait with no test, or a test whose barrier offset says the other wait,
-    is an error naming the file."""
+    The lesson's lines (a .nw file) split its machine code into the inner
+    product (FFMA, LDS) and the rest, the loop's head among it; depths are
+    grouped by their inner products' instructions and ordered by samples.
+    A wait with no test, a test whose barrier offset says the other wait, or
+    a page without the loop's head is an error naming the file."""
     from tools.gpu import gpu_facts
     m = manifest.load()
     head = ('"Line No","Source","Address","Source",'
@@ -522,17 +525,42 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     # 0x10 again (listed under a second line): its samples count once
     again = '"376","poll(","-","-","1","0","1","9"\n' + sass(
         "0x10", "CS2R R8, SR_GLOBALTIMERLO", 10, 100)
+    loop = ('"162","for (int k = 0; k < slices; ++k) {","-","-","1","0","1",'
+            '"9"\n' + sass("0x70", "ISETP.LE.AND P1", 20, 200) +
+            '"2199","acc[i][j] += a * b;","-","-","1","0","1","9"\n' +
+            sass("0x80", "LDS.128 R8, [R45]", 30, 500) +
+            sass("0x90", "FFMA R1, R8, R20, R1", 0, 500))
     page = ('"File Path","/inc/cuda/pipeline"\n' + head + acquire +
             consumer + '"File Path","/inc/barrier.h"\n' + head + tests +
-            again)
-    for s in m.depths.exercise:
-        (tmp_path / f"gpu-x-ncu-lines-{s}.txt").write_text(page)
+            again + '"File Path","/src/day74.nw"\n' + head + loop)
+    samples = 150     # 0x10 once: 10 + 10 + 40 + 20 + 10 + 10 + 20 + 30 + 0
+    # the last depth: other registers; the others: 10 fewer samples each
+    for i, s in enumerate(m.depths.exercise):
+        (tmp_path / f"gpu-x-ncu-lines-{s}.txt").write_text(
+            page.replace("R1, R8", "R2, R8") if s == m.depths.exercise[-1]
+            else page.replace('"30","0","1","500"', f'"{30 - 10 * i}",'
+                              '"0","1","500"'))
     facts, b = {}, f"ncu.basic.piped.waits.s{m.depths.exercise[-1]}."
     gpu_facts.wait_facts(str(tmp_path / "gpu-x"), facts, m)
+    c = f"ncu.basic.piped.code.s{m.depths.exercise[-1]}."
+    assert facts[c + "samples"] == samples
+    assert facts[c + "inner_share"] == 100 * 30 / samples
+    assert facts[c + "head_share"] == 100 * 20 / samples
+    assert facts[c + "loop_share"] == 100 * 20 / samples
+    assert facts[c + "lib_share"] == 100 * 100 / samples
+    assert facts[c + "per_warp_slice"] == (
+        100 + 100 + 150 + 100 + 100 + 10 + 200 + 500 + 500) / 100
+    *alike, other = map(str, m.depths.exercise)
+    assert facts["ncu.basic.piped.code.inner_groups"] == (
+        "=".join(alike) + " " + other)
+    assert facts["ncu.basic.piped.code.samples_order"] == "<".join(
+        alike[:0:-1] + alike[:1] + [other])   # a tie keeps the depths' order
+    assert facts["ncu.basic.piped.code.insts_order"] == "<".join(
+        map(str, m.depths.exercise))          # all tie
     assert facts[b + "acquire.tests"] == 2.5
     assert facts[b + "consumer.tests"] == 1.1
-    assert facts[b + "acquire.retry_share"] == 40.0    # 40 of 100 samples
-    assert facts[b + "consumer.retry_share"] == 10.0
+    assert facts[b + "acquire.retry_share"] == 100 * 40 / samples
+    assert facts[b + "consumer.retry_share"] == 100 * 10 / samples
     assert facts["ncu.basic.piped.waits.acquire.most"] == 2.5
     assert facts["ncu.basic.piped.waits.consumer.most"] == 1.1
     assert facts["ncu.basic.piped.waits.consumer.repeats"] == 10 * len(
@@ -543,11 +571,15 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
                        match=r"ncu-lines-\d\.txt: the phase test .*R2\+URZ"):
         gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
     last.write_text(page.replace("[R2+URZ]", "[R2+URZ+0x8]"))
-    with pytest.raises(gpu_facts.EvidenceError, match="offset says the other wait"):
+    with pytest.raises(gpu_facts.EvidenceError,
+                       match="offset says the other wait"):
         gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
     last.write_text(page.replace(tests, tests.replace("PHASECHK", "X")))
     with pytest.raises(gpu_facts.EvidenceError,
                        match=r"no phase test of wait_parity\(__consumed"):
+        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
+    last.write_text(page.replace("for (int k", "while (int k"))
+    with pytest.raises(gpu_facts.EvidenceError, match=r"no SASS under for"):
         gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
 
 

@@ -15,6 +15,7 @@ depths and kernel files: tools/manifest.toml.
 """
 
 import csv
+from collections import Counter
 import glob
 import json
 import os
@@ -76,6 +77,9 @@ KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
            "matmulBlockedSync": "blocked.sync",
            "matmulBlockedPiped": "blocked.piped"}
 OPCODES = ("FFMA", "LDS", "SYNCS", "ARRIVES", "LDGSTS", "LDG", "STS", "BAR")
+# the head of the lesson's pipelined loop (<<piped main loop>>), as the
+# source page's CUDA view quotes it
+HEAD = "for (int k = 0; k < slices; ++k)"
 
 
 def stalls(row):
@@ -464,17 +468,32 @@ def wait_facts(pre, facts, m):
     once) on its tests after the first (the sampling pass); over the
     depths, ncu.basic.piped.waits.acquire.{fewest,most} and
     .consumer.most of the tests, and .consumer.repeats, the executions of
-    consumer_wait's tests after the first (an integer). EvidenceError when a wait has no test or
-    a test's offset disagrees."""
+    consumer_wait's tests after the first (an integer). The same page gives
+    each depth's machine code: ncu.basic.piped.code.sS.{inner,loop,lib}
+    _share, percent of its samples on the inner product (the lesson's FFMA
+    and LDS instructions), on the lesson's other instructions (.head_share:
+    those of them under the loop's head line, HEAD), and on
+    the headers' (a file that is not the .nw: cuda::pipeline's calls);
+    .sS.samples, the page's warp samples; .sS.per_warp_slice, its warp
+    instructions executed per warp and K-slice; and .inner_groups, the
+    depths whose inner products are the same instructions, register for
+    register ("2=4 3": 2 and 4 alike, 3 another); .{samples,head,insts}
+    _order, the depths by their samples, head share and instructions per
+    warp and K-slice, least first ("3<2<4"). EvidenceError when a
+    wait has no test, a test's offset disagrees, or the page has no
+    samples, no inner product or no SASS under HEAD."""
     marks = {"acquire": "wait_parity(__consumed_phase_parity)",
              "consumer": "wait_parity(__produced_phase_parity)"}
-    b, repeats = "ncu.basic.piped.waits.", 0
+    b, c = "ncu.basic.piped.waits.", "ncu.basic.piped.code."
+    repeats, inner = 0, {}
     for s in m.depths.exercise:
         path = f"{pre}-ncu-lines-{s}.txt"
-        starts, sass, owner, cols = [], {}, None, None
+        starts, sass, owner, cols, lesson, head = [], {}, None, None, 0, 0
         for r in csv.reader(l for l in read(path).splitlines()
                             if l.startswith('"')):
-            if r[0] == "Line No":   # each file's table repeats the header
+            if r[0] == "File Path":
+                lesson = r[1].endswith(".nw")
+            elif r[0] == "Line No":   # each file's table repeats the header
                 cols = (r.index("Instructions Executed"),
                         r.index("Warp Stall Sampling (All Samples)"))
                 continue
@@ -483,15 +502,31 @@ def wait_facts(pre, facts, m):
             if r[0]:        # a source line: is it one of the two waits?
                 owner = next((k for k, v in marks.items() if v in r[1]),
                              None)
+                head = lesson and r[1].startswith(HEAD)
             elif r[2] != "...":   # a SASS row: text, runs, samples
                 address = int(r[2], 16)
                 if owner:
                     starts.append((address, owner))
-                sass[address] = (r[3], *(int(r[i].replace(",", ""))
-                                         for i in cols))
-        samples = sum(seen for _, _, seen in sass.values())
+                region = ("inner" if r[3].split()[0].startswith(
+                    ("FFMA", "LDS")) else "head" if head else "loop"
+                          ) if lesson else "lib"
+                sass.setdefault(address, (r[3], *(
+                    int(r[i].replace(",", "")) for i in cols), region))
+        shares = Counter()
+        for _, _, seen, region in sass.values():
+            shares[region] += seen
+        samples = facts[f"{c}s{s}.samples"] = sum(shares.values())
+        if not (samples and shares["inner"] and "head" in
+                {x[3] for x in sass.values()}):
+            raise EvidenceError(f"{path}: no warp samples, no inner product "
+                                f"(FFMA, LDS) or no SASS under {HEAD}")
+        shares["loop"] += shares["head"]
+        for region in ("inner", "loop", "head", "lib"):
+            facts[f"{c}s{s}.{region}_share"] = 100 * shares[region] / samples
+        inner[s] = [x[0].strip() for _, x in sorted(sass.items())
+                    if x[3] == "inner"]
         waits = {k: [] for k in marks}
-        for address, (text, runs, seen) in sorted(sass.items()):
+        for address, (text, runs, seen, _) in sorted(sass.items()):
             before = [a for a in starts if a[0] <= address]
             if "SYNCS.PHASECHK" not in text or not before:
                 continue
@@ -502,12 +537,14 @@ def wait_facts(pre, facts, m):
                                     "offset says the other wait")
             waits[k].append((runs, seen))
         for k, tests in waits.items():
-            if not tests or not tests[0][0] or not samples:
+            if not tests or not tests[0][0]:
                 raise EvidenceError(f"{path}: no phase test of {marks[k]}")
             facts[f"{b}s{s}.{k}.tests"] = (
                 sum(t[0] for t in tests) / tests[0][0])
             if k == "consumer":
                 repeats += sum(t[0] for t in tests[1:])
+                facts[f"{c}s{s}.per_warp_slice"] = sum(
+                    x[1] for x in sass.values()) / tests[0][0]
             facts[f"{b}s{s}.{k}.retry_share"] = 100 * sum(
                 t[1] for t in tests[1:]) / samples
 
@@ -517,6 +554,14 @@ def wait_facts(pre, facts, m):
     facts[b + "acquire.most"] = max(tests("acquire"))
     facts[b + "consumer.most"] = max(tests("consumer"))
     facts[b + "consumer.repeats"] = repeats
+    groups = {}
+    for s, code in inner.items():
+        groups.setdefault(tuple(code), []).append(str(s))
+    facts[c + "inner_groups"] = " ".join("=".join(g) for g in groups.values())
+    for name, fact in (("samples", "samples"), ("head", "head_share"),
+                       ("insts", "per_warp_slice")):
+        facts[f"{c}{name}_order"] = "<".join(str(s) for s in sorted(
+            m.depths.exercise, key=lambda s: facts[f"{c}s{s}.{fact}"]))
 
 
 def pitfall_facts(pre, facts, m):
