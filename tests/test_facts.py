@@ -496,25 +496,29 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     consumer_wait) whose own instructions precede it most closely; tests per
     warp and K-slice are all of a wait's tests over its first one's, and its
     retry share the samples on the later tests over all (each address once).
-    The lesson's lines (a .nw file) split its machine code into the inner
-    product (FFMA, LDS) and the rest, the loop's head among it; depths are
-    grouped by their inner products' instructions and ordered by samples.
+    Per depth, the page's samples and those in each warp state of
+    CODE_STALLS, summed over the kernel; depths grouped by their inner
+    products (FFMA, LDS in the .nw's lines) and ordered by each count.
     A wait with no test, a test whose barrier offset says the other wait, or
-    a page without the loop's head is an error naming the file."""
+    a page without an inner product is an error naming the file."""
     from tools.gpu import gpu_facts
     m = manifest.load()
     head = ('"Line No","Source","Address","Source",'
             '"Warp Stall Sampling (All Samples)","Not","# Samples",'
-            '"Instructions Executed"\n')
+            '"Instructions Executed","stall_short_sb","stall_dispatch",'
+            '"stall_not_selected"\n')
 
-    def sass(address, text, samples, runs):
-        return f'"","","{address}","  {text}","{samples}","0","1","{runs}"\n'
-    acquire = ('"262","__b.wait_parity(__consumed_phase_parity);","-","-",'
-               '"1","0","1","9"\n' +
+    def line(number, text):
+        return f'"{number}","{text}","-","-","1","0","1","9","1","1","1"\n'
+
+    def sass(address, text, samples, runs, stalls=("0", "0", "0")):
+        return (f'"","","{address}","  {text}","{samples}","0","1","{runs}",'
+                + ",".join(f'"{x}"' for x in stalls) + "\n")
+    acquire = (line(262, "__b.wait_parity(__consumed_phase_parity);") +
                sass("0x10", "CS2R R8, SR_GLOBALTIMERLO", 10, 100))
-    consumer = ('"281","__b.wait_parity(__produced_phase_parity);","-","-",'
-                '"1","0","1","9"\n' + sass("0x40", "LOP3.LUT R1", 20, 100))
-    tests = ('"275","NV_DISPATCH_TARGET(","-","-","1","0","1","9"\n' +
+    consumer = (line(281, "__b.wait_parity(__produced_phase_parity);") +
+                sass("0x40", "LOP3.LUT R1", 20, 100, ("-", "4", "6")))
+    tests = (line(275, "NV_DISPATCH_TARGET(") +
              sass("0x20", "SYNCS.PHASECHK.TRANS64 P0, [UR5+0x8], R1", 10,
                   100) +
              sass("0x30", "SYNCS.PHASECHK.TRANS64 P0, [UR5+0x8], R2", 40,
@@ -523,16 +527,16 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
                   100) +
              sass("0x60", "SYNCS.PHASECHK.TRANS64 P0, [R2+URZ], R4", 10, 10))
     # 0x10 again (listed under a second line): its samples count once
-    again = '"376","poll(","-","-","1","0","1","9"\n' + sass(
-        "0x10", "CS2R R8, SR_GLOBALTIMERLO", 10, 100)
-    loop = ('"162","for (int k = 0; k < slices; ++k) {","-","-","1","0","1",'
-            '"9"\n' + sass("0x70", "ISETP.LE.AND P1", 20, 200) +
-            '"2199","acc[i][j] += a * b;","-","-","1","0","1","9"\n' +
-            sass("0x80", "LDS.128 R8, [R45]", 30, 500) +
-            sass("0x90", "FFMA R1, R8, R20, R1", 0, 500))
+    again = line(376, "poll(") + sass("0x10", "CS2R R8, SR_GLOBALTIMERLO",
+                                      10, 100)
+    lesson = (line(162, "for (int k = 0; k < slices; ++k) {") +
+              sass("0x70", "ISETP.LE.AND P1", 20, 200) +
+              line(2199, "acc[i][j] += a * b;") +
+              sass("0x80", "LDS.128 R8, [R45]", 30, 500, ("9", "5", "7")) +
+              sass("0x90", "FFMA R1, R8, R20, R1", 0, 500))
     page = ('"File Path","/inc/cuda/pipeline"\n' + head + acquire +
             consumer + '"File Path","/inc/barrier.h"\n' + head + tests +
-            again + '"File Path","/src/day74.nw"\n' + head + loop)
+            again + '"File Path","/src/day74.nw"\n' + head + lesson)
     samples = 150     # 0x10 once: 10 + 10 + 40 + 20 + 10 + 10 + 20 + 30 + 0
     # the last depth: other registers; the others: 10 fewer samples each
     for i, s in enumerate(m.depths.exercise):
@@ -544,10 +548,8 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     gpu_facts.wait_facts(str(tmp_path / "gpu-x"), facts, m)
     c = f"ncu.basic.piped.code.s{m.depths.exercise[-1]}."
     assert facts[c + "samples"] == samples
-    assert facts[c + "inner_share"] == 100 * 30 / samples
-    assert facts[c + "head_share"] == 100 * 20 / samples
-    assert facts[c + "loop_share"] == 100 * 20 / samples
-    assert facts[c + "lib_share"] == 100 * 100 / samples
+    assert (facts[c + "not_selected"], facts[c + "dispatch"],
+            facts[c + "short_sb"]) == (7 + 6, 5 + 4, 9)    # "-" is 0
     assert facts[c + "per_warp_slice"] == (
         100 + 100 + 150 + 100 + 100 + 10 + 200 + 500 + 500) / 100
     *alike, other = map(str, m.depths.exercise)
@@ -555,7 +557,7 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
         "=".join(alike) + " " + other)
     assert facts["ncu.basic.piped.code.samples_order"] == "<".join(
         alike[:0:-1] + alike[:1] + [other])   # a tie keeps the depths' order
-    assert facts["ncu.basic.piped.code.insts_order"] == "<".join(
+    assert facts["ncu.basic.piped.code.dispatch_order"] == "<".join(
         map(str, m.depths.exercise))          # all tie
     assert facts[b + "acquire.tests"] == 2.5
     assert facts[b + "consumer.tests"] == 1.1
@@ -578,8 +580,8 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     with pytest.raises(gpu_facts.EvidenceError,
                        match=r"no phase test of wait_parity\(__consumed"):
         gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
-    last.write_text(page.replace("for (int k", "while (int k"))
-    with pytest.raises(gpu_facts.EvidenceError, match=r"no SASS under for"):
+    last.write_text(page.replace("/src/day74.nw", "/src/lesson.cu"))
+    with pytest.raises(gpu_facts.EvidenceError, match="no inner product"):
         gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
 
 

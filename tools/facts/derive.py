@@ -409,6 +409,8 @@ def lab_verdicts(put, facts, m):
     put("lab.depths.order", now, lambda *r: order(dict(zip(depths, r))))
     put("lab.depths.committed_order", then,
         lambda *r: order(dict(zip(depths, r))))
+    put("native.order", [f"native.{d}.{one}.ratio" for d in depths],
+        lambda *r: order(dict(zip(depths, r))))
     put("verdict.depth_order_calls", now + then, lambda *r: "same order"
         if order(dict(zip(depths, r))) == order(dict(zip(depths, r[3:])))
         else "other order")

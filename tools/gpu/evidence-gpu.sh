@@ -61,7 +61,8 @@ stamp() { # stamp COMMAND... : the provenance block of every transcript
 
 # EVIDENCE_STEPS="sass pitfalls" runs only the steps whose group is named
 # (groups: run spread residency cold blocked wide exercise $M_GROUPS_STEP stages
-# sass sanitizer synccheck ncu opcodes source waits pitfalls); unset, all.
+# native sass sanitizer synccheck ncu opcodes source waits pitfalls); unset,
+# all.
 want() { [ -z "${EVIDENCE_STEPS:-}" ] || case " $EVIDENCE_STEPS " in
     *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
@@ -79,11 +80,12 @@ step() { # step NAME FILE COMMAND... : run COMMAND, transcript to FILE
 }
 
 # Build every binary first: the default's variants, native, the exercise's.
-if [ -n "$dry" ]; then echo "$MAKE build-all; build sm_90 2;" \
-    "build $ARCH_DEFAULT at $M_DEEPER_DEPTHS"; else
+if [ -n "$dry" ]; then echo "$MAKE build-all; build sm_90 at" \
+    "$M_EXERCISE_DEPTHS, $ARCH_DEFAULT at $M_DEEPER_DEPTHS"; else
 "$MAKE" --no-print-directory -j8 build-all ARCH=$ARCH_DEFAULT STAGES=2 \
     >/dev/null || { echo "evidence-gpu: the build failed" >&2; exit 1; }
-for cfg in "sm_90 2" $(printf "$ARCH_DEFAULT:%s " $M_DEEPER_DEPTHS); do
+for cfg in $(printf "sm_90:%s " $M_EXERCISE_DEPTHS) \
+           $(printf "$ARCH_DEFAULT:%s " $M_DEEPER_DEPTHS); do
     set -- ${cfg/:/ }
     "$MAKE" --no-print-directory build ARCH=$1 STAGES=$2 >/dev/null 2>&1 &
 done
@@ -191,20 +193,26 @@ fi
 # ---- the depths, in separate processes (the exercise's table has one) --------
 # Interleaved (2 3 4, 2 3 4, ...), so a drift of the card during the step
 # moves every depth alike; the transcript keeps each depth's runs together.
-if want stages; then
-parts=()
-for i in $(seq 1 "$M_PROCESSES"); do
-    for s in $M_EXERCISE_DEPTHS; do
-        step "stages-$s $i" "$pre-stages.txt.$s.$i" \
-            "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" \
-            --sizes "$M_SIZES_ONE" --csv "$pre-stages-$s-$i.csv"
+sweep() { # sweep STEM ARCH: the exercise's depths built for ARCH
+    local stem=$1 arch=$2 i s parts=()
+    for i in $(seq 1 "$M_PROCESSES"); do
+        for s in $M_EXERCISE_DEPTHS; do
+            step "$stem-$s $i" "$pre-$stem.txt.$s.$i" \
+                "build/$arch-${s}stages/pipelined_gemm" \
+                --sizes "$M_SIZES_ONE" --csv "$pre-$stem-$s-$i.csv"
+        done
     done
-done
-for s in $M_EXERCISE_DEPTHS; do
-    for i in $(seq 1 "$M_PROCESSES"); do parts+=("$pre-stages.txt.$s.$i"); done
-done
-concat "$pre-stages.txt" "${parts[@]}"
-fi
+    for s in $M_EXERCISE_DEPTHS; do
+        for i in $(seq 1 "$M_PROCESSES"); do
+            parts+=("$pre-$stem.txt.$s.$i")
+        done
+    done
+    concat "$pre-$stem.txt" "${parts[@]}"
+}
+want stages && sweep stages "$ARCH_DEFAULT"
+# The same depths built natively for sm_90 (ptxas, not the driver, makes
+# their machine code): does the order follow the depth or the code?
+want native && sweep native sm_90
 
 # ---- SASS of the binaries that ran -----------------------------------------
 sass_report() {

@@ -15,7 +15,6 @@ depths and kernel files: tools/manifest.toml.
 """
 
 import csv
-from collections import Counter
 import glob
 import json
 import os
@@ -77,9 +76,11 @@ KERNELS = {"matmulTileSync": "basic.sync", "matmulTilePiped": "basic.piped",
            "matmulBlockedSync": "blocked.sync",
            "matmulBlockedPiped": "blocked.piped"}
 OPCODES = ("FFMA", "LDS", "SYNCS", "ARRIVES", "LDGSTS", "LDG", "STS", "BAR")
-# the head of the lesson's pipelined loop (<<piped main loop>>), as the
-# source page's CUDA view quotes it
-HEAD = "for (int k = 0; k < slices; ++k)"
+# Nsight Compute's warp states kept per depth (the source page's columns
+# stall_NAME: samples of warps in that state; Profiling Guide, "Warp Stall
+# Reasons"): ready but another warp issued, dispatch stall, and waiting on
+# a short-scoreboard result (shared memory, MIO)
+CODE_STALLS = ("not_selected", "dispatch", "short_sb")
 
 
 def stalls(row):
@@ -170,7 +171,8 @@ def median_facts(pre, stem, settings, sizes, facts):
 def process_facts(pre, facts, m):
     """Runs repeated in separate processes: the residency dial (the control
     once; residency.runs counts the others' processes), each group of the
-    manifest at its settings, the exercise's depths."""
+    manifest at its settings, the exercise's depths (built for sm_80, and
+    natively for sm_90: native.*)."""
     sizes = m.sizes["residency"]
     median_facts(pre, "residency", m.residency.dial, sizes, facts)
     for setting in m.residency.dial:
@@ -184,8 +186,9 @@ def process_facts(pre, facts, m):
         for key in ("blocks_per_sm", "registers"):
             facts[f"{stem}.natural.{key}"] = litlib.number(
                 meta[f"basic_piped_{key}"])
-    median_facts(pre, "stages", map(str, m.depths.exercise),
-                 m.sizes["one"], facts)
+    for stem in ("stages", "native"):   # built for sm_80, and for sm_90
+        median_facts(pre, stem, map(str, m.depths.exercise), m.sizes["one"],
+                     facts)
 
 
 def resource_facts(meta, pair, facts):
@@ -469,64 +472,55 @@ def wait_facts(pre, facts, m):
     depths, ncu.basic.piped.waits.acquire.{fewest,most} and
     .consumer.most of the tests, and .consumer.repeats, the executions of
     consumer_wait's tests after the first (an integer). The same page gives
-    each depth's machine code: ncu.basic.piped.code.sS.{inner,loop,lib}
-    _share, percent of its samples on the inner product (the lesson's FFMA
-    and LDS instructions), on the lesson's other instructions (.head_share:
-    those of them under the loop's head line, HEAD), and on
-    the headers' (a file that is not the .nw: cuda::pipeline's calls);
-    .sS.samples, the page's warp samples; .sS.per_warp_slice, its warp
-    instructions executed per warp and K-slice; and .inner_groups, the
-    depths whose inner products are the same instructions, register for
-    register ("2=4 3": 2 and 4 alike, 3 another); .{samples,head,insts}
-    _order, the depths by their samples, head share and instructions per
-    warp and K-slice, least first ("3<2<4"). EvidenceError when a
-    wait has no test, a test's offset disagrees, or the page has no
-    samples, no inner product or no SASS under HEAD."""
+    each depth's machine code, whole-kernel: ncu.basic.piped.code.sS
+    .samples, the page's warp samples, and .sS.NAME, those in each warp
+    state of CODE_STALLS; .sS.per_warp_slice, its warp instructions
+    executed per warp and K-slice; .inner_groups, the depths whose inner
+    products (the FFMA and LDS instructions of the .nw's lines, in address
+    order) are the same, register for register ("2=4 3": 2 and 4 alike, 3
+    another); .samples_order and .NAME_order, the depths by those counts,
+    fewest first ("3<2<4"; a tie keeps the depths' order). EvidenceError
+    when a wait has no test, a test's offset disagrees, or a page has no
+    samples or no inner product."""
     marks = {"acquire": "wait_parity(__consumed_phase_parity)",
              "consumer": "wait_parity(__produced_phase_parity)"}
     b, c = "ncu.basic.piped.waits.", "ncu.basic.piped.code."
     repeats, inner = 0, {}
     for s in m.depths.exercise:
         path = f"{pre}-ncu-lines-{s}.txt"
-        starts, sass, owner, cols, lesson, head = [], {}, None, None, 0, 0
+        starts, sass, owner, cols, lesson = [], {}, None, None, False
         for r in csv.reader(l for l in read(path).splitlines()
                             if l.startswith('"')):
             if r[0] == "File Path":
                 lesson = r[1].endswith(".nw")
             elif r[0] == "Line No":   # each file's table repeats the header
                 cols = (r.index("Instructions Executed"),
-                        r.index("Warp Stall Sampling (All Samples)"))
+                        r.index("Warp Stall Sampling (All Samples)"),
+                        *(r.index("stall_" + x) for x in CODE_STALLS))
                 continue
             if cols is None or len(r) <= max(cols):
                 continue
             if r[0]:        # a source line: is it one of the two waits?
                 owner = next((k for k, v in marks.items() if v in r[1]),
                              None)
-                head = lesson and r[1].startswith(HEAD)
             elif r[2] != "...":   # a SASS row: text, runs, samples
                 address = int(r[2], 16)
                 if owner:
                     starts.append((address, owner))
-                region = ("inner" if r[3].split()[0].startswith(
-                    ("FFMA", "LDS")) else "head" if head else "loop"
-                          ) if lesson else "lib"
+                inner_product = lesson and r[3].split()[0].startswith(
+                    ("FFMA", "LDS"))
                 sass.setdefault(address, (r[3], *(
-                    int(r[i].replace(",", "")) for i in cols), region))
-        shares = Counter()
-        for _, _, seen, region in sass.values():
-            shares[region] += seen
-        samples = facts[f"{c}s{s}.samples"] = sum(shares.values())
-        if not (samples and shares["inner"] and "head" in
-                {x[3] for x in sass.values()}):
-            raise EvidenceError(f"{path}: no warp samples, no inner product "
-                                f"(FFMA, LDS) or no SASS under {HEAD}")
-        shares["loop"] += shares["head"]
-        for region in ("inner", "loop", "head", "lib"):
-            facts[f"{c}s{s}.{region}_share"] = 100 * shares[region] / samples
-        inner[s] = [x[0].strip() for _, x in sorted(sass.items())
-                    if x[3] == "inner"]
+                    int(r[i].replace(",", "").replace("-", "0"))
+                    for i in cols), inner_product))
+        for i, name in enumerate(("samples",) + CODE_STALLS):
+            facts[f"{c}s{s}.{name}"] = sum(x[2 + i] for x in sass.values())
+        inner[s] = [x[0].strip() for _, x in sorted(sass.items()) if x[-1]]
+        samples = facts[f"{c}s{s}.samples"]
+        if not samples or not inner[s]:
+            raise EvidenceError(f"{path}: no warp samples or no inner "
+                                "product (FFMA, LDS in the .nw's lines)")
         waits = {k: [] for k in marks}
-        for address, (text, runs, seen, _) in sorted(sass.items()):
+        for address, (text, runs, seen, *_) in sorted(sass.items()):
             before = [a for a in starts if a[0] <= address]
             if "SYNCS.PHASECHK" not in text or not before:
                 continue
@@ -558,10 +552,9 @@ def wait_facts(pre, facts, m):
     for s, code in inner.items():
         groups.setdefault(tuple(code), []).append(str(s))
     facts[c + "inner_groups"] = " ".join("=".join(g) for g in groups.values())
-    for name, fact in (("samples", "samples"), ("head", "head_share"),
-                       ("insts", "per_warp_slice")):
+    for name in ("samples",) + CODE_STALLS:
         facts[f"{c}{name}_order"] = "<".join(str(s) for s in sorted(
-            m.depths.exercise, key=lambda s: facts[f"{c}s{s}.{fact}"]))
+            m.depths.exercise, key=lambda s: facts[f"{c}s{s}.{name}"]))
 
 
 def pitfall_facts(pre, facts, m):
