@@ -557,8 +557,6 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
         "=".join(alike) + " " + other)
     assert facts["ncu.basic.piped.code.samples_order"] == "<".join(
         alike[:0:-1] + alike[:1] + [other])   # a tie keeps the depths' order
-    assert facts["ncu.basic.piped.code.dispatch_order"] == "<".join(
-        map(str, m.depths.exercise))          # all tie
     assert facts[b + "acquire.tests"] == 2.5
     assert facts[b + "consumer.tests"] == 1.1
     assert facts[b + "acquire.retry_share"] == 100 * 40 / samples
