@@ -555,8 +555,10 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     *alike, other = map(str, m.depths.exercise)
     assert facts["ncu.basic.piped.code.inner_groups"] == (
         "=".join(alike) + " " + other)
-    assert facts["ncu.basic.piped.code.samples_order"] == "<".join(
-        alike[:0:-1] + alike[:1] + [other])   # a tie keeps the depths' order
+    # derive.py orders the depths by these samples (a tie keeps their order)
+    assert derive.order({d: facts[f"ncu.basic.piped.code.s{d}.samples"]
+                         for d in m.depths.exercise}) == "<".join(
+        alike[:0:-1] + alike[:1] + [other])
     assert facts[b + "acquire.tests"] == 2.5
     assert facts[b + "consumer.tests"] == 1.1
     assert facts[b + "acquire.retry_share"] == 100 * 40 / samples

@@ -4,7 +4,7 @@
 # build/ (what a fresh clone has). Run through tools/gpu/device-run.sh
 # OUTDIR evidence/h200-student-run/run.sh OUTDIR, which puts noweb on PATH
 # and skips the Debian packages. Each step's transcript is stamped (date,
-# GPU, toolkit, source hash) and ends with its exit status; all of them go
+# host, GPU, toolkit, source hash, command) and ends with its exit status; all of them go
 # into OUTDIR/student-run.tgz.
 set -u
 out=$1 t=/tmp/student-run w=/tmp/student
@@ -18,11 +18,12 @@ step() { # step NAME COMMAND...: run COMMAND, its transcript to NAME.txt
     local n=$1 s rc
     shift
     { echo "# date_utc: $(date -u +%FT%TZ)"
+      echo "# host: $(hostname)"
       echo "# gpu: $gpu"
       echo "# toolkit: $(nvcc --version | tail -n 1)"
       echo "# source_sha256: $(cat build/source.sha256 2>/dev/null ||
                                 echo not yet tangled)"
-      echo "\$ $*"
+      echo "# command: $*"
       s=$(date +%s)
       timeout 400 "$@"
       rc=$?

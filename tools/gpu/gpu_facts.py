@@ -478,8 +478,7 @@ def wait_facts(pre, facts, m):
     executed per warp and K-slice; .inner_groups, the depths whose inner
     products (the FFMA and LDS instructions of the .nw's lines, in address
     order) are the same, register for register ("2=4 3": 2 and 4 alike, 3
-    another); .samples_order, the depths by their samples, fewest first
-    ("3<2<4"; a tie keeps the depths' order). EvidenceError
+    another). EvidenceError
     when a wait has no test, a test's offset disagrees, or a page has no
     samples or no inner product."""
     marks = {"acquire": "wait_parity(__consumed_phase_parity)",
@@ -510,7 +509,7 @@ def wait_facts(pre, facts, m):
                 inner_product = lesson and r[3].split()[0].startswith(
                     ("FFMA", "LDS"))
                 sass.setdefault(address, (r[3], *(
-                    int(r[i].replace(",", "").replace("-", "0"))
+                    0 if r[i] == "-" else int(r[i].replace(",", ""))
                     for i in cols), inner_product))
         for i, name in enumerate(("samples",) + CODE_STALLS):
             facts[f"{c}s{s}.{name}"] = sum(x[2 + i] for x in sass.values())
@@ -552,8 +551,6 @@ def wait_facts(pre, facts, m):
     for s, code in inner.items():
         groups.setdefault(tuple(code), []).append(str(s))
     facts[c + "inner_groups"] = " ".join("=".join(g) for g in groups.values())
-    facts[c + "samples_order"] = "<".join(str(s) for s in sorted(
-        m.depths.exercise, key=lambda s: facts[f"{c}s{s}.samples"]))
 
 
 def pitfall_facts(pre, facts, m):
