@@ -411,6 +411,9 @@ def lab_verdicts(put, facts, m):
         lambda *r: order(dict(zip(depths, r))))
     put("native.order", [f"native.{d}.{one}.ratio" for d in depths],
         lambda *r: order(dict(zip(depths, r))))
+    put("native.same_order", [f"native.{d}.{one}.ratio" for d in depths]
+        + then, lambda *r: "same order" if order(dict(zip(depths, r))) ==
+        order(dict(zip(depths, r[len(depths):]))) else "other order")
     put("ncu.basic.piped.code.samples_order",
         [f"ncu.basic.piped.code.s{d}.samples" for d in depths],
         lambda *n: order(dict(zip(depths, n))))
