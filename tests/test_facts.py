@@ -620,6 +620,45 @@ def test_lab_verdict_helpers():
         "no measurable effect"
 
 
+def test_native_code_and_depth_helpers(tmp_path):
+    """The native kernel files' inner products grouped by digest, their
+    IMAD.HI in the depths' order, where each equals the lesson's; a
+    missing depth or an inner product of another size is an error. A
+    depth is clearly fastest only when its slowest process beat every
+    other's fastest; a kernel file is faster than the lesson's only when
+    that holds at every depth."""
+    from tools.gpu import gpu_facts
+    m = manifest.load()
+    d = m.depths.exercise
+    lesson, other = [k.name for k in m.kernels if k.native][:2]
+    digest = {lesson: ["a", "b", "a"], other: ["c", "c", "a"]}
+    lines = [f"{k} {s} FFMA+LDS 288 sha256 {digest[k][i]} IMAD.HI "
+             f"{int(s == d[1] and k == lesson)}"
+             for k in (lesson, other) for i, s in enumerate(d)]
+    path = tmp_path / "x-native-code.txt"
+    path.write_text("# stamp\n\n" + "\n".join(lines) + "\n\nEqual...\n")
+    facts = {}
+    gpu_facts.native_code_facts(str(tmp_path / "x"), facts, m)
+    b = "native.code."
+    assert facts == {
+        f"{b}{lesson}.inner_groups": f"{d[0]}={d[2]} {d[1]}",
+        f"{b}{lesson}.imad_hi": "0 1 0",
+        f"{b}{other}.inner_groups": f"{d[0]}={d[1]} {d[2]}",
+        f"{b}{other}.imad_hi": "0 0 0", f"{b}{other}.like_lesson": str(d[2])}
+    for bad in (lines[:-1], lines[:-1] + [lines[-1].replace("288", "287")]):
+        path.write_text("\n".join(bad) + "\n")
+        with pytest.raises(gpu_facts.EvidenceError, match="native-code"):
+            gpu_facts.native_code_facts(str(tmp_path / "x"), {}, m)
+    assert derive.clear_fastest(0.95, 0.96, 0.93, 0.94, 0.97, 0.98) == "3"
+    assert derive.clear_fastest(0.95, 0.96, 0.93, 0.951, 0.97, 0.98) == \
+        "none"
+    assert derive.against(0.93, 0.95, 0.92, 0.96, 0.93, 0.94, 0.92, 0.95) \
+        == "faster at every depth"
+    assert derive.against(0.93, 0.95, 0.92, 0.96, 0.95, 0.94, 0.92, 0.95) \
+        == "not at every depth"
+    assert derive.against(0.97, 0.95, 0.96, 0.955) == "slower at every depth"
+
+
 def test_lab_verdicts_follow_the_numbers():
     """From the committed lab facts: one changed wavefront count fails the
     rule, one round out of order makes the order unstable, a faster

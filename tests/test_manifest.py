@@ -131,6 +131,17 @@ def test_schema_rows_expand_and_an_unknown_list_fails():
         manifest.schema_text("a\tb\nx.@{nope}\n", m, "t.tsv")
 
 
+def test_a_row_over_an_empty_list_is_dropped(tmp_path):
+    """With one kernel file marked native, no other is: a row over
+    @{native_others} names no fact and is left out."""
+    text = litlib.read_text(manifest.PATH)
+    assert text.count("{native = true}") == 1
+    (tmp_path / "m.toml").write_text(text.replace("{native = true}", "{}"))
+    m = manifest.load(str(tmp_path / "m.toml"))
+    assert manifest.schema_text("a.@{native}\nb.@{native_others}\n",
+                                m).splitlines() == [f"a.{m.kernels[0].name}"]
+
+
 def test_make_reads_the_manifest():
     """build/manifest.mk gives make the manifest's kernels and depths."""
     m, text = manifest.load(), manifest.make_text(manifest.load())
@@ -142,7 +153,8 @@ def test_make_reads_the_manifest():
 
 def test_evidence_dry_run_follows_the_manifest(tmp_path):
     """EVIDENCE_DRY_RUN=1 lists each step's command and transcript, no
-    GPU: every group at every setting and process, the depths, the sizes;
+    GPU: every group at every setting and process, the depths (and those
+    of each kernel file marked native, built for sm_90), the sizes;
     EVIDENCE_STEPS picks the groups' step by the manifest's name."""
     m, out = manifest.load(), str(tmp_path / "ev")
     env = {**os.environ, "EVIDENCE_DRY_RUN": "1", "PYTHON": sys.executable,
@@ -166,6 +178,12 @@ def test_evidence_dry_run_follows_the_manifest(tmp_path):
         for i in range(1, m.processes + 1):
             assert f"--sizes {m.sizes['one'][0]} " in steps.pop(
                 f"{pre}-stages.txt.{d}.{i}")
+            for k in (k for k in m.kernels if k.native):
+                stem = f"{pre}-native-{k.name}"
+                assert steps.pop(f"{stem}.txt.{d}.{i}") == (
+                    f"build/sm_90-{d}stages/{k.root} --sizes "
+                    f"{m.sizes['one'][0]} --csv {stem}-{d}-{i}.csv")
+    assert steps.pop(f"{pre}-native-code.txt") == "inner_code"
     assert f"--sizes {','.join(map(str, m.sizes['run']))} " in steps[
         f"{pre}-cold.txt"]
     env["EVIDENCE_STEPS"] = m.step

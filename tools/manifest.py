@@ -9,8 +9,8 @@ kernel roots, depths, residency settings, sizes N, the groups run against
 residency and their verdicts. `mk` writes the Makefile's KERNELS,
 BLOCKED_KERNELS and depths; `sh` the M_* variables of
 tools/gpu/evidence-gpu.sh; `schema` expands TEMPLATE's @{...}: a list as
-{a,b} (a single value bare), and a row naming @{group.FIELD} once per
-group. Exit: 0; 1 a bad manifest or template (named); 2 usage.
+{a,b} (a single value bare; a row over an empty list is dropped), and a
+row naming @{group.FIELD} once per group. Exit: 0; 1 a bad manifest or template (named); 2 usage.
 """
 
 import functools
@@ -68,19 +68,22 @@ def _kernel(root, k):
     if not (ROOT.fullmatch(root) and isinstance(k, dict)):
         raise ManifestError(f"kernels: {root!r} is not a root ROOT of "
                             "day74.nw's ROOT.cu (a-z, 0-9, _, - and /)")
-    extra = set(k) - {"pair", "synccheck", "as", "libcu", "ncu"}
+    extra = set(k) - {"pair", "synccheck", "as", "libcu", "ncu", "native"}
     if extra or k.get("pair", "basic") not in ("basic", "blocked") or \
             k.get("synccheck") not in (None, "arrives", "plain") or \
             not NAME.fullmatch(k.get("ncu", "x")) or \
-            k.get("ncu") in ("basic", "blocked", "wide"):
+            k.get("ncu") in ("basic", "blocked", "wide") or \
+            k.get("native", False) not in (True, False) or \
+            (k.get("native") and k.get("pair", "basic") != "basic"):
         raise ManifestError(f"kernels: {root}: pair is basic or blocked, "
-                            "synccheck arrives or plain, ncu a new name; "
+                            "synccheck arrives or plain, ncu a new name, "
+                            "native true or false (basic pair only); "
                             f"unknown: {sorted(extra)}")
     name = k.get("as", root.rsplit("/", 1)[-1].replace("-", "_"))
     return SimpleNamespace(root=root, pair=k.get("pair", "basic"),
                            synccheck=k.get("synccheck"), name=name,
                            libcu=k.get("libcu", False) is True,
-                           ncu=k.get("ncu"))
+                           ncu=k.get("ncu"), native=k.get("native", False))
 
 
 def _group(name, g, roots):
@@ -142,7 +145,8 @@ def load(path=PATH):
     the default, .refused, .deep: part 1's dynamic shared memory, past
     .refused), residency (.dial, .groups: {setting:
     processes}), sizes ({name: [N]}), processes, kernels, groups (lists
-    of namespaces), step (evidence-gpu's name of the groups' step), lab
+    of namespaces; a kernel's .native: swept natively for sm_90), step
+    (evidence-gpu's name of the groups' step), lab
     ([lab]: one call's open points, tools/gpu/lab_facts.py).
     ManifestError when it is missing, unreadable or inconsistent."""
     if tomllib is None:
@@ -231,7 +235,9 @@ def shell_text(m):
          "M_SYNCCHECK": " ".join(r for r, _, _ in synccheck(m)),
          "M_LIBCU": next(k.root for k in m.kernels if k.libcu),
          "M_NCU": " ".join(f"{k.ncu}:{k.root}" for k in m.kernels
-                           if k.ncu)}
+                           if k.ncu),
+         "M_NATIVE": " ".join(f"{k.name}:{k.root}" for k in m.kernels
+                              if k.native)}
     v.update({f"M_SIZES_{k.upper()}": ",".join(map(str, n))
               for k, n in m.sizes.items()})
     return "".join(f"{k}={shlex.quote(x)}\n" for k, x in v.items())
@@ -245,7 +251,9 @@ def _lists(m):
     out.update({"residency.dial": list(m.residency.dial),
                 "residency.groups": list(m.residency.groups),
                 "groups": [g.name for g in m.groups],
-                "synccheck": [n for _, n, _ in synccheck(m)]})
+                "synccheck": [n for _, n, _ in synccheck(m)],
+                "native": [k.name for k in m.kernels if k.native]})
+    out["native_others"] = out["native"][1:]   # beside the first, the lesson's
     lab = vars(m.lab)
     out.update({f"lab.{k}": [key(x) for x in v] for k, v in lab.items()
                 if isinstance(v, (list, dict))})
@@ -279,6 +287,8 @@ def schema_text(template, m, where="template"):
                 vals = [str(x) for x in lists[key]]
                 return vals[0] if len(vals) == 1 else \
                     "{" + ",".join(vals) + "}"
+            if not all(lists.get(k, [0]) for k in PLACE.findall(line)):
+                continue   # a row over an empty list names no fact
             out.append(PLACE.sub(sub, line))
     return "\n".join(out) + "\n"
 

@@ -92,6 +92,29 @@ def order(ratios):
     return "<".join(str(d) for d in sorted(ratios, key=ratios.get))
 
 
+def clear_fastest(*bounds):
+    """The depth (of the manifest's exercise depths, in order) whose
+    slowest process beat every other depth's fastest, or "none". bounds:
+    each depth's piped/sync (min, max), flattened in the depths' order."""
+    depths = manifest.load().depths.exercise
+    lo, hi = bounds[0::2], bounds[1::2]
+    best = [d for i, d in enumerate(depths) if all(
+        hi[i] < lo[j] for j in range(len(depths)) if j != i)]
+    return str(best[0]) if best else "none"
+
+
+def against(*bounds):
+    """"faster at every depth" when, at every depth, a kernel file's
+    slowest process beat the lesson's fastest (piped/sync), "slower at
+    every depth" when its fastest lost to the lesson's slowest, else
+    "not at every depth". bounds: per depth (its max, the lesson's min,
+    its min, the lesson's max)."""
+    q = [bounds[i:i + 4] for i in range(0, len(bounds), 4)]
+    return "faster at every depth" if all(a < b for a, b, _, _ in q) else \
+        "slower at every depth" if all(c > d for _, _, c, d in q) else \
+        "not at every depth"
+
+
 def interval_verdict(lo, hi, floor):
     """held when the interval [lo, hi] lies at or above floor, failed
     when it lies below, inconclusive when it straddles it."""
@@ -409,11 +432,22 @@ def lab_verdicts(put, facts, m):
     put("lab.depths.order", now, lambda *r: order(dict(zip(depths, r))))
     put("lab.depths.committed_order", then,
         lambda *r: order(dict(zip(depths, r))))
-    put("native.order", [f"native.{d}.{one}.ratio" for d in depths],
-        lambda *r: order(dict(zip(depths, r))))
-    put("native.same_order", [f"native.{d}.{one}.ratio" for d in depths]
-        + then, lambda *r: "same order" if order(dict(zip(depths, r))) ==
-        order(dict(zip(depths, r[len(depths):]))) else "other order")
+    natives = [k.name for k in m.kernels if k.native]   # the lesson's first
+    for k in natives:
+        b = f"native.{k}."
+        mine = [f"{b}{d}.{one}.ratio" for d in depths]
+        put(b + "order", mine, lambda *r: order(dict(zip(depths, r))))
+        put(b + "same_order", mine + then, lambda *r: "same order" if order(
+            dict(zip(depths, r))) == order(dict(zip(depths, r[len(
+                depths):]))) else "other order")
+        put(b + "clear_fastest", [f"{b}{d}.{one}.ratio_{e}" for d in depths
+                                  for e in ("min", "max")], clear_fastest)
+        lesson = f"native.{natives[0]}."
+        if b != lesson:   # beside the lesson's pair, depth by depth
+            put(b + "against_lesson", [
+                f"{p}{d}.{one}.ratio_{e}" for d in depths
+                for p, e in ((b, "max"), (lesson, "min"), (b, "min"),
+                             (lesson, "max"))], against)
     put("ncu.basic.piped.code.samples_order",
         [f"ncu.basic.piped.code.s{d}.samples" for d in depths],
         lambda *n: order(dict(zip(depths, n))))

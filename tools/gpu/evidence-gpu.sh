@@ -87,7 +87,9 @@ if [ -n "$dry" ]; then echo "$MAKE build-all; build sm_90 at" \
 for cfg in $(printf "sm_90:%s " $M_EXERCISE_DEPTHS) \
            $(printf "$ARCH_DEFAULT:%s " $M_DEEPER_DEPTHS); do
     set -- ${cfg/:/ }
-    "$MAKE" --no-print-directory build ARCH=$1 STAGES=$2 >/dev/null 2>&1 &
+    "$MAKE" --no-print-directory build ARCH=$1 STAGES=$2 $([ $1 = sm_90 ] &&
+        for k in $M_NATIVE; do echo "build/$1-$2stages/${k#*:}"; done) \
+        >/dev/null 2>&1 &
 done
 wait
 fi
@@ -193,26 +195,61 @@ fi
 # ---- the depths, in separate processes (the exercise's table has one) --------
 # Interleaved (2 3 4, 2 3 4, ...), so a drift of the card during the step
 # moves every depth alike; the transcript keeps each depth's runs together.
-sweep() { # sweep STEM ARCH: the exercise's depths built for ARCH
-    local stem=$1 arch=$2 i s parts=()
+sweep() { # sweep STEM ARCH [NAME:ROOT...]: the exercise's depths of each
+    # kernel file ROOT (none: the program) built for ARCH, transcripts
+    # STEM[-NAME]; interleaved over the depths and the kernel files
+    local stem=$1 arch=$2 i s k tag parts=(); shift 2
+    [ $# -gt 0 ] || set -- :pipelined_gemm
     for i in $(seq 1 "$M_PROCESSES"); do
+        for k in "$@"; do
+            tag=$stem; [ -z "${k%%:*}" ] || tag=$stem-${k%%:*}
+            for s in $M_EXERCISE_DEPTHS; do
+                step "$tag-$s $i" "$pre-$tag.txt.$s.$i" \
+                    "build/$arch-${s}stages/${k#*:}" \
+                    --sizes "$M_SIZES_ONE" --csv "$pre-$tag-$s-$i.csv"
+            done
+        done
+    done
+    for k in "$@"; do
+        tag=$stem; [ -z "${k%%:*}" ] || tag=$stem-${k%%:*}
+        parts=()
         for s in $M_EXERCISE_DEPTHS; do
-            step "$stem-$s $i" "$pre-$stem.txt.$s.$i" \
-                "build/$arch-${s}stages/pipelined_gemm" \
-                --sizes "$M_SIZES_ONE" --csv "$pre-$stem-$s-$i.csv"
+            for i in $(seq 1 "$M_PROCESSES"); do
+                parts+=("$pre-$tag.txt.$s.$i")
+            done
+        done
+        concat "$pre-$tag.txt" "${parts[@]}"
+    done
+}
+inner_code() { # inner_code: per native kernel file and depth, its piped
+    # kernel's FFMA and LDS instructions (the inner product: the kernel has
+    # no others; @!PT ones are never-executed padding) with their count and
+    # digest, and its IMAD.HI
+    local k s f hi
+    for k in $M_NATIVE; do
+        for s in $M_EXERCISE_DEPTHS; do
+            f=build/sm_90-${s}stages/${k#*:}
+            cuobjdump -sass "$f" | awk '
+                /Function :/ { inside = index($0, "matmulTilePiped") > 0 }
+                inside && /\/\*[0-9a-f]+\*\/ / && !/@!PT/ {
+                    sub(/^.*\*\/ +/, ""); sub(/ *;.*$/, ""); print }' \
+                >"$f.piped" || return 1
+            grep -E '^(FFMA|LDS)[. ]' "$f.piped" >"$f.inner"
+            hi=$(grep -c '^IMAD[.]HI' "$f.piped")
+            printf '%s %s FFMA+LDS %s sha256 %.16s IMAD.HI %s\n' \
+                "${k%%:*}" "$s" "$(wc -l <"$f.inner")" \
+                "$(sha256sum <"$f.inner")" "$hi"
         done
     done
-    for s in $M_EXERCISE_DEPTHS; do
-        for i in $(seq 1 "$M_PROCESSES"); do
-            parts+=("$pre-$stem.txt.$s.$i")
-        done
-    done
-    concat "$pre-$stem.txt" "${parts[@]}"
+    echo
+    echo "Equal digests: the same instructions, registers and order."
 }
 want stages && sweep stages "$ARCH_DEFAULT"
-# The same depths built natively for sm_90 (ptxas, not the driver, makes
-# their machine code): does the order follow the depth or the code?
-want native && sweep native sm_90
+# The kernel files marked native, built natively for sm_90 (ptxas, not the
+# driver, makes their machine code): does the order follow the depth or the
+# code? Their inner products, compared over the depths.
+want native && sweep native sm_90 $M_NATIVE
+want native && step "native code" "$pre-native-code.txt" inner_code
 
 # ---- SASS of the binaries that ran -----------------------------------------
 sass_report() {

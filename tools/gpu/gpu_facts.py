@@ -148,31 +148,31 @@ def repeated(paths, n, column, path_desc, pair="basic"):
     return [row_for(read_csv(p)[1], n, p, pair)[column] for p in paths]
 
 
-def median_facts(pre, stem, settings, sizes, facts):
+def median_facts(pre, stem, settings, sizes, facts, name=None):
     """Median and range of piped/sync (and the median times) over the
     processes of <pre>-<stem>-<setting>-<i>.csv, as
-    <stem>.<setting>.<n>.{ratio,ratio_min,ratio_max,sync_ms,piped_ms};
-    <stem>.runs: the most processes of a setting."""
-    runs = 0
+    <name>.<setting>.<n>.{ratio,ratio_min,ratio_max,sync_ms,piped_ms};
+    <name>.runs: the most processes of a setting (name: stem's)."""
+    name, runs = name or stem, 0
     for setting in settings:
         desc = f"{pre}-{stem}-{setting}"
         paths = sorted(glob.glob(desc + "-*.csv"))
         for n in sizes:
-            b = f"{stem}.{setting}.{n}."
+            b = f"{name}.{setting}.{n}."
             spread(b + "ratio", repeated(paths, n, "piped_over_sync", desc),
                    facts)
             for kind in ("sync", "piped"):
                 facts[f"{b}{kind}_ms"] = statistics.median(
                     repeated(paths, n, f"{kind}_ms_median", desc))
         runs = max(runs, len(paths))
-    facts[f"{stem}.runs"] = runs
+    facts[f"{name}.runs"] = runs
 
 
 def process_facts(pre, facts, m):
     """Runs repeated in separate processes: the residency dial (the control
     once; residency.runs counts the others' processes), each group of the
     manifest at its settings, the exercise's depths (built for sm_80, and
-    natively for sm_90: native.*)."""
+    natively for sm_90: native.NAME.* of each kernel file marked native)."""
     sizes = m.sizes["residency"]
     median_facts(pre, "residency", m.residency.dial, sizes, facts)
     for setting in m.residency.dial:
@@ -186,9 +186,43 @@ def process_facts(pre, facts, m):
         for key in ("blocks_per_sm", "registers"):
             facts[f"{stem}.natural.{key}"] = litlib.number(
                 meta[f"basic_piped_{key}"])
-    for stem in ("stages", "native"):   # built for sm_80, and for sm_90
-        median_facts(pre, stem, map(str, m.depths.exercise), m.sizes["one"],
-                     facts)
+    depths = [str(d) for d in m.depths.exercise]
+    median_facts(pre, "stages", depths, m.sizes["one"], facts)
+    for k in m.kernels:
+        if k.native:
+            median_facts(pre, f"native-{k.name}", depths, m.sizes["one"],
+                         facts, f"native.{k.name}")
+
+
+def native_code_facts(pre, facts, m):
+    """native.code.NAME.{inner_groups,imad_hi}: per kernel file marked
+    native, the depths whose piped kernels have the same FFMA and LDS
+    instructions (equal digests in <pre>-native-code.txt: "2=4 3" puts 2
+    and 4 together) and its IMAD.HI at each depth ("0 1 0", in the depths'
+    order); .like_lesson, for each but the first (the lesson's), the depths
+    where its inner product equals the lesson's ("none"). EvidenceError when a kernel file or depth has no line, or a
+    count of FFMA and LDS differs between depths (an inner product that
+    changed its size is no longer the one compared)."""
+    path = f"{pre}-native-code.txt"
+    rows = {(k, int(s)): (int(n), digest, int(hi)) for k, s, n, digest, hi
+            in re.findall(r"^(\w+) (\d+) FFMA\+LDS (\d+) sha256 (\w+) "
+                          r"IMAD\.HI (\d+)$", read(path), re.M)}
+    natives = [k.name for k in m.kernels if k.native]
+    for k in natives:
+        got = [rows.get((k, d)) for d in m.depths.exercise]
+        if None in got or len({n for n, _, _ in got}) != 1:
+            raise EvidenceError(f"{path}: want one line per depth of {k}, "
+                                "each with the same FFMA+LDS count")
+        groups = {}
+        for d, (_, digest, _) in zip(m.depths.exercise, got):
+            groups.setdefault(digest, []).append(str(d))
+        b = f"native.code.{k}."
+        facts[b + "inner_groups"] = " ".join(map("=".join, groups.values()))
+        facts[b + "imad_hi"] = " ".join(str(hi) for _, _, hi in got)
+        if k != natives[0]:
+            same = [str(d) for d in m.depths.exercise
+                    if rows[(k, d)][1] == rows[(natives[0], d)][1]]
+            facts[b + "like_lesson"] = " ".join(same) or "none"
 
 
 def resource_facts(meta, pair, facts):
@@ -584,8 +618,9 @@ def facts_for(pre, m=None):
              "gpu.date": stamp["date_utc"][:10],
              "gpu.source_hash": stamp["source_sha256"][:12]}
     for reader in (run_facts, process_facts, blocked_facts, wide_facts,
-                   exercise_facts, sass_facts, sanitizer_facts, ncu_facts,
-                   source_facts, wait_facts, pitfall_facts):
+                   exercise_facts, sass_facts, native_code_facts,
+                   sanitizer_facts, ncu_facts, source_facts, wait_facts,
+                   pitfall_facts):
         reader(pre, facts, m)
     wall = re.search(r"make run wall time: (\d+) ms",
                      read(f"{pre}-run-default.txt"))
