@@ -5,6 +5,7 @@ tools/plots/plot.py draws from the gathered facts."""
 
 import csv
 import glob
+import hashlib
 import json
 import os
 import re
@@ -620,35 +621,50 @@ def test_lab_verdict_helpers():
         "no measurable effect"
 
 
-def test_native_code_and_depth_helpers(tmp_path):
-    """The native kernel files' inner products grouped by digest, their
-    IMAD.HI in the depths' order, where each equals the lesson's; a
-    missing depth or an inner product of another size is an error. A
-    depth is clearly fastest only when its slowest process beat every
-    other's fastest; a kernel file is faster than the lesson's only when
-    that holds at every depth."""
+def test_depth_code_and_depth_helpers(tmp_path):
+    """The swept kernel files' inner products grouped by digest per build,
+    lettered, their IMAD.HI in the depths' order, where each equals the
+    lesson's, where the lesson's builds agree and where its default build
+    matches the profile; a missing line or an inner product of another
+    size is an error. A depth is clearly fastest only when its slowest
+    process beat every other's fastest; a kernel file is faster than the
+    lesson's only when that holds at every depth."""
     from tools.gpu import gpu_facts
     m = manifest.load()
     d = m.depths.exercise
-    lesson, other = [k.name for k in m.kernels if k.native][:2]
-    digest = {lesson: ["a", "b", "a"], other: ["c", "c", "a"]}
-    lines = [f"{k} {s} FFMA+LDS 288 sha256 {digest[k][i]} IMAD.HI "
+    lesson, other = [k.name for k in m.kernels if k.swept][:2]
+    sha = {lesson: ["a", "b", "a"], other: ["c", "c", "a"]}
+    lines = [f"{b} {k} {s} FFMA+LDS 288 sha256 {sha[k][i]} plain "
+             f"p{sha[k][i]}{b == 'jit' and i == 1} IMAD.HI "
              f"{int(s == d[1] and k == lesson)}"
-             for k in (lesson, other) for i, s in enumerate(d)]
-    path = tmp_path / "x-native-code.txt"
+             for k in (lesson, other) for i, s in enumerate(d)
+             for b in ("sm_90", "jit")]
+    path = tmp_path / "x-depth-code.txt"
     path.write_text("# stamp\n\n" + "\n".join(lines) + "\n\nEqual...\n")
-    facts = {}
-    gpu_facts.native_code_facts(str(tmp_path / "x"), facts, m)
-    b = "native.code."
-    assert facts == {
-        f"{b}{lesson}.inner_groups": f"{d[0]}={d[2]} {d[1]}",
-        f"{b}{lesson}.imad_hi": "0 1 0",
-        f"{b}{other}.inner_groups": f"{d[0]}={d[1]} {d[2]}",
-        f"{b}{other}.imad_hi": "0 0 0", f"{b}{other}.like_lesson": str(d[2])}
+    profile = {f"ncu.basic.piped.code.s{s}.inner_sha": f"p{x}False"
+               for s, x in zip(d, sha[lesson])}
+    facts = dict(profile)
+    gpu_facts.depth_code_facts(str(tmp_path / "x"), facts, m)
+    for b in ("native", "stages"):
+        c = f"{b}.code."
+        assert {k: v for k, v in facts.items() if k.startswith(c)
+                and not k.startswith("stages.code.like_")} == {
+            f"{c}{lesson}.inner_groups": f"{d[0]}={d[2]} {d[1]}",
+            f"{c}{lesson}.imad_hi": "0 1 0",
+            **{f"{c}{lesson}.s{s}.inner": x
+               for s, x in zip(d, "ABA")},
+            f"{c}{other}.inner_groups": f"{d[0]}={d[1]} {d[2]}",
+            **{f"{c}{other}.s{s}.inner": x for s, x in zip(d, "CCA")},
+            f"{c}{other}.imad_hi": "0 0 0",
+            f"{c}{other}.like_lesson": str(d[2])}
+    assert facts["stages.code.like_native"] == " ".join(map(str, d))
+    assert facts["stages.code.like_profile"] == f"{d[0]} {d[2]}"
+    assert gpu_facts.digest(["FFMA R1", "LDS R2"]) == hashlib.sha256(
+        b"FFMA R1\nLDS R2\n").hexdigest()[:16]
     for bad in (lines[:-1], lines[:-1] + [lines[-1].replace("288", "287")]):
         path.write_text("\n".join(bad) + "\n")
-        with pytest.raises(gpu_facts.EvidenceError, match="native-code"):
-            gpu_facts.native_code_facts(str(tmp_path / "x"), {}, m)
+        with pytest.raises(gpu_facts.EvidenceError, match="depth-code"):
+            gpu_facts.depth_code_facts(str(tmp_path / "x"), dict(profile), m)
     assert derive.clear_fastest(0.95, 0.96, 0.93, 0.94, 0.97, 0.98) == "3"
     assert derive.clear_fastest(0.95, 0.96, 0.93, 0.951, 0.97, 0.98) == \
         "none"

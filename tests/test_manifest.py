@@ -132,13 +132,13 @@ def test_schema_rows_expand_and_an_unknown_list_fails():
 
 
 def test_a_row_over_an_empty_list_is_dropped(tmp_path):
-    """With one kernel file marked native, no other is: a row over
-    @{native_others} names no fact and is left out."""
+    """With one kernel file swept, no other is: a row over
+    @{swept_others} names no fact and is left out."""
     text = litlib.read_text(manifest.PATH)
-    assert text.count("{native = true}") == 1
-    (tmp_path / "m.toml").write_text(text.replace("{native = true}", "{}"))
+    assert text.count("{swept = true}") == 1
+    (tmp_path / "m.toml").write_text(text.replace("{swept = true}", "{}"))
     m = manifest.load(str(tmp_path / "m.toml"))
-    assert manifest.schema_text("a.@{native}\nb.@{native_others}\n",
+    assert manifest.schema_text("a.@{swept}\nb.@{swept_others}\n",
                                 m).splitlines() == [f"a.{m.kernels[0].name}"]
 
 
@@ -154,7 +154,7 @@ def test_make_reads_the_manifest():
 def test_evidence_dry_run_follows_the_manifest(tmp_path):
     """EVIDENCE_DRY_RUN=1 lists each step's command and transcript, no
     GPU: every group at every setting and process, the depths (and those
-    of each kernel file marked native, built for sm_90), the sizes;
+    of each swept kernel file, in both builds), the sizes;
     EVIDENCE_STEPS picks the groups' step by the manifest's name."""
     m, out = manifest.load(), str(tmp_path / "ev")
     env = {**os.environ, "EVIDENCE_DRY_RUN": "1", "PYTHON": sys.executable,
@@ -178,12 +178,16 @@ def test_evidence_dry_run_follows_the_manifest(tmp_path):
         for i in range(1, m.processes + 1):
             assert f"--sizes {m.sizes['one'][0]} " in steps.pop(
                 f"{pre}-stages.txt.{d}.{i}")
-            for k in (k for k in m.kernels if k.native):
-                stem = f"{pre}-native-{k.name}"
-                assert steps.pop(f"{stem}.txt.{d}.{i}") == (
-                    f"build/sm_90-{d}stages/{k.root} --sizes "
-                    f"{m.sizes['one'][0]} --csv {stem}-{d}-{i}.csv")
-    assert steps.pop(f"{pre}-native-code.txt") == "inner_code"
+            for k in (k for k in m.kernels if k.swept):
+                for arch, stem in (("sm_90", f"native-{k.name}"), (
+                        "sm_80", f"stages-{k.name}")):
+                    if k is m.kernels[0] and arch == "sm_80":
+                        continue   # the lesson's: stages, above
+                    stem = f"{pre}-{stem}"
+                    assert steps.pop(f"{stem}.txt.{d}.{i}") == (
+                        f"build/{arch}-{d}stages/{k.root} --sizes "
+                        f"{m.sizes['one'][0]} --csv {stem}-{d}-{i}.csv")
+    assert steps.pop(f"{pre}-depth-code.txt") == "inner_code"
     assert f"--sizes {','.join(map(str, m.sizes['run']))} " in steps[
         f"{pre}-cold.txt"]
     env["EVIDENCE_STEPS"] = m.step

@@ -68,22 +68,22 @@ def _kernel(root, k):
     if not (ROOT.fullmatch(root) and isinstance(k, dict)):
         raise ManifestError(f"kernels: {root!r} is not a root ROOT of "
                             "day74.nw's ROOT.cu (a-z, 0-9, _, - and /)")
-    extra = set(k) - {"pair", "synccheck", "as", "libcu", "ncu", "native"}
+    extra = set(k) - {"pair", "synccheck", "as", "libcu", "ncu", "swept"}
     if extra or k.get("pair", "basic") not in ("basic", "blocked") or \
             k.get("synccheck") not in (None, "arrives", "plain") or \
             not NAME.fullmatch(k.get("ncu", "x")) or \
             k.get("ncu") in ("basic", "blocked", "wide") or \
-            k.get("native", False) not in (True, False) or \
-            (k.get("native") and k.get("pair", "basic") != "basic"):
+            k.get("swept", False) not in (True, False) or \
+            (k.get("swept") and k.get("pair", "basic") != "basic"):
         raise ManifestError(f"kernels: {root}: pair is basic or blocked, "
                             "synccheck arrives or plain, ncu a new name, "
-                            "native true or false (basic pair only); "
+                            "swept true or false (basic pair only); "
                             f"unknown: {sorted(extra)}")
     name = k.get("as", root.rsplit("/", 1)[-1].replace("-", "_"))
     return SimpleNamespace(root=root, pair=k.get("pair", "basic"),
                            synccheck=k.get("synccheck"), name=name,
                            libcu=k.get("libcu", False) is True,
-                           ncu=k.get("ncu"), native=k.get("native", False))
+                           ncu=k.get("ncu"), swept=k.get("swept", False))
 
 
 def _group(name, g, roots):
@@ -145,7 +145,8 @@ def load(path=PATH):
     the default, .refused, .deep: part 1's dynamic shared memory, past
     .refused), residency (.dial, .groups: {setting:
     processes}), sizes ({name: [N]}), processes, kernels, groups (lists
-    of namespaces; a kernel's .native: swept natively for sm_90), step
+    of namespaces; a kernel's .swept: swept over the depths beside the
+    lesson's, which comes first), step
     (evidence-gpu's name of the groups' step), lab
     ([lab]: one call's open points, tools/gpu/lab_facts.py).
     ManifestError when it is missing, unreadable or inconsistent."""
@@ -188,6 +189,10 @@ def load(path=PATH):
         if not set(others) <= known - {g.name}:
             raise ManifestError(f"group.{g.name}.verdict: {others} are not "
                                 "other groups or residency")
+    if any(k.swept for k in kernels) and not kernels[0].swept:
+        raise ManifestError(f"{path}: a kernel file is swept, but not the "
+                            f"first, {kernels[0].root}: the others are "
+                            "swept beside it")
     if [k.libcu for k in kernels if k.pair == "blocked"].count(True) != 1 \
             or type(processes) is not int or not NAME.fullmatch(step):
         raise ManifestError(f"{path}: want one blocked kernel with libcu = "
@@ -236,8 +241,8 @@ def shell_text(m):
          "M_LIBCU": next(k.root for k in m.kernels if k.libcu),
          "M_NCU": " ".join(f"{k.ncu}:{k.root}" for k in m.kernels
                            if k.ncu),
-         "M_NATIVE": " ".join(f"{k.name}:{k.root}" for k in m.kernels
-                              if k.native)}
+         "M_SWEPT": " ".join(f"{k.name}:{k.root}" for k in m.kernels
+                             if k.swept)}
     v.update({f"M_SIZES_{k.upper()}": ",".join(map(str, n))
               for k, n in m.sizes.items()})
     return "".join(f"{k}={shlex.quote(x)}\n" for k, x in v.items())
@@ -252,8 +257,8 @@ def _lists(m):
                 "residency.groups": list(m.residency.groups),
                 "groups": [g.name for g in m.groups],
                 "synccheck": [n for _, n, _ in synccheck(m)],
-                "native": [k.name for k in m.kernels if k.native]})
-    out["native_others"] = out["native"][1:]   # beside the first, the lesson's
+                "swept": [k.name for k in m.kernels if k.swept]})
+    out["swept_others"] = out["swept"][1:]   # beside the first, the lesson's
     lab = vars(m.lab)
     out.update({f"lab.{k}": [key(x) for x in v] for k, v in lab.items()
                 if isinstance(v, (list, dict))})

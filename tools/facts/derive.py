@@ -432,22 +432,25 @@ def lab_verdicts(put, facts, m):
     put("lab.depths.order", now, lambda *r: order(dict(zip(depths, r))))
     put("lab.depths.committed_order", then,
         lambda *r: order(dict(zip(depths, r))))
-    natives = [k.name for k in m.kernels if k.native]   # the lesson's first
-    for k in natives:
-        b = f"native.{k}."
-        mine = [f"{b}{d}.{one}.ratio" for d in depths]
-        put(b + "order", mine, lambda *r: order(dict(zip(depths, r))))
-        put(b + "same_order", mine + then, lambda *r: "same order" if order(
-            dict(zip(depths, r))) == order(dict(zip(depths, r[len(
-                depths):]))) else "other order")
-        put(b + "clear_fastest", [f"{b}{d}.{one}.ratio_{e}" for d in depths
-                                  for e in ("min", "max")], clear_fastest)
-        lesson = f"native.{natives[0]}."
-        if b != lesson:   # beside the lesson's pair, depth by depth
-            put(b + "against_lesson", [
-                f"{p}{d}.{one}.ratio_{e}" for d in depths
-                for p, e in ((b, "max"), (lesson, "min"), (b, "min"),
-                             (lesson, "max"))], against)
+    swept = [k.name for k in m.kernels if k.swept]   # the lesson's first
+    for i, k in enumerate(swept):
+        for b, lesson in ((f"native.{k}.", f"native.{swept[0]}."),
+                          (f"stages.{k}." if i else "stages.", "stages.")):
+            mine = [f"{b}{d}.{one}.ratio" for d in depths]
+            if b != "stages.":
+                put(b + "order", mine, lambda *r: order(dict(zip(depths, r))))
+            put(b + "clear_fastest", [f"{b}{d}.{one}.ratio_{e}" for d in
+                                      depths for e in ("min", "max")],
+                clear_fastest)
+            if b != lesson:   # beside the lesson's, depth by depth
+                put(b + "against_lesson", [
+                    f"{p}{d}.{one}.ratio_{e}" for d in depths
+                    for p, e in ((b, "max"), (lesson, "min"), (b, "min"),
+                                 (lesson, "max"))], against)
+        put(f"native.{k}.same_order", [f"native.{k}.{d}.{one}.ratio"
+                                       for d in depths] + then,
+            lambda *r: "same order" if order(dict(zip(depths, r))) == order(
+                dict(zip(depths, r[len(depths):]))) else "other order")
     put("ncu.basic.piped.code.samples_order",
         [f"ncu.basic.piped.code.s{d}.samples" for d in depths],
         lambda *n: order(dict(zip(depths, n))))

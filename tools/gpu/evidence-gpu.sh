@@ -87,8 +87,8 @@ if [ -n "$dry" ]; then echo "$MAKE build-all; build sm_90 at" \
 for cfg in $(printf "sm_90:%s " $M_EXERCISE_DEPTHS) \
            $(printf "$ARCH_DEFAULT:%s " $M_DEEPER_DEPTHS); do
     set -- ${cfg/:/ }
-    "$MAKE" --no-print-directory build ARCH=$1 STAGES=$2 $([ $1 = sm_90 ] &&
-        for k in $M_NATIVE; do echo "build/$1-$2stages/${k#*:}"; done) \
+    "$MAKE" --no-print-directory build ARCH=$1 STAGES=$2 $(
+        for k in $M_SWEPT; do echo "build/$1-$2stages/${k#*:}"; done) \
         >/dev/null 2>&1 &
 done
 wait
@@ -193,17 +193,23 @@ done
 fi
 
 # ---- the depths, in separate processes (the exercise's table has one) --------
-# Interleaved (2 3 4, 2 3 4, ...), so a drift of the card during the step
-# moves every depth alike; the transcript keeps each depth's runs together.
+# Interleaved (2 3 4, 3 4 2, 4 2 3, ...), so a drift of the card during the
+# step moves every depth alike and none always runs first; the transcript
+# keeps each depth's runs together.
+rotate() { # rotate I WORD...: the words from the I-th on, then the others
+    local i=$(( ($1 - 1) % ($# - 1) )); shift
+    set -- "$@" "$@"
+    echo "${@:i+1:$# / 2}"
+}
 sweep() { # sweep STEM ARCH [NAME:ROOT...]: the exercise's depths of each
     # kernel file ROOT (none: the program) built for ARCH, transcripts
     # STEM[-NAME]; interleaved over the depths and the kernel files
     local stem=$1 arch=$2 i s k tag parts=(); shift 2
     [ $# -gt 0 ] || set -- :pipelined_gemm
-    for i in $(seq 1 "$M_PROCESSES"); do
-        for k in "$@"; do
+    for i in $(seq 1 "$M_PROCESSES"); do   # each round rotated by one
+        for k in $(rotate "$i" "$@"); do
             tag=$stem; [ -z "${k%%:*}" ] || tag=$stem-${k%%:*}
-            for s in $M_EXERCISE_DEPTHS; do
+            for s in $(rotate "$i" $M_EXERCISE_DEPTHS); do
                 step "$tag-$s $i" "$pre-$tag.txt.$s.$i" \
                     "build/$arch-${s}stages/${k#*:}" \
                     --sizes "$M_SIZES_ONE" --csv "$pre-$tag-$s-$i.csv"
@@ -221,35 +227,57 @@ sweep() { # sweep STEM ARCH [NAME:ROOT...]: the exercise's depths of each
         concat "$pre-$tag.txt" "${parts[@]}"
     done
 }
-inner_code() { # inner_code: per native kernel file and depth, its piped
-    # kernel's FFMA and LDS instructions (the inner product: the kernel has
-    # no others; @!PT ones are never-executed padding) with their count and
-    # digest, and its IMAD.HI
-    local k s f hi
-    for k in $M_NATIVE; do
+piped_code() { # piped_code CUBIN-OR-BINARY: its piped kernel's instructions
+    # (@!PT ones: never-executed padding), one per line
+    cuobjdump -sass "$1" | awk '
+        /Function :/ { inside = index($0, "matmulTilePiped") > 0 }
+        inside && /\/\*[0-9a-f]+\*\/ / && !/@!PT/ {
+            sub(/^.*\*\/ +/, ""); sub(/ *;.*$/, ""); print }'
+}
+inner_code() { # inner_code: per swept kernel file, build and depth, its
+    # piped kernel's FFMA and LDS instructions (the inner product: the
+    # kernel has no others): their count and digest, the digest without
+    # .reuse flags (which Nsight Compute's listing omits), and its IMAD.HI.
+    # sm_90: the native binary; jit: ptxas -arch=sm_90 on the default
+    # build's compute_80 PTX, as the sass step does (the driver's JIT)
+    local k s f b d
+    for k in $M_SWEPT; do
         for s in $M_EXERCISE_DEPTHS; do
             f=build/sm_90-${s}stages/${k#*:}
-            cuobjdump -sass "$f" | awk '
-                /Function :/ { inside = index($0, "matmulTilePiped") > 0 }
-                inside && /\/\*[0-9a-f]+\*\/ / && !/@!PT/ {
-                    sub(/^.*\*\/ +/, ""); sub(/ *;.*$/, ""); print }' \
-                >"$f.piped" || return 1
-            grep -E '^(FFMA|LDS)[. ]' "$f.piped" >"$f.inner"
-            hi=$(grep -c '^IMAD[.]HI' "$f.piped")
-            printf '%s %s FFMA+LDS %s sha256 %.16s IMAD.HI %s\n' \
-                "${k%%:*}" "$s" "$(wc -l <"$f.inner")" \
-                "$(sha256sum <"$f.inner")" "$hi"
+            piped_code "$f" >"$f.piped" || return 1
+            d=build/$ARCH_DEFAULT-${s}stages/${k#*:}.jit
+            rm -rf "$d" && mkdir -p "$d" || return 1
+            cuobjdump -ptx "build/$ARCH_DEFAULT-${s}stages/${k#*:}" |
+                awk -v dir="$d" '/^\.version/ { n++; on = 1
+                    out = dir "/" n ".ptx" } /^Fatbin / { on = 0 }
+                    on { print > out }'
+            for b in "$d"/*.ptx; do
+                ptxas -arch=sm_90 -o "${b%.ptx}.cubin" "$b" &&
+                    piped_code "${b%.ptx}.cubin" || return 1
+            done >"$d/piped"
+            for b in sm_90:"$f.piped" jit:"$d/piped"; do
+                grep -E '^(FFMA|LDS)[. ]' "${b#*:}" >"${b#*:}.inner"
+                printf '%s %s %s FFMA+LDS %s sha256 %.16s plain %.16s' \
+                    "${b%%:*}" "${k%%:*}" "$s" \
+                    "$(wc -l <"${b#*:}.inner")" \
+                    "$(sha256sum <"${b#*:}.inner")" \
+                    "$(sed 's/[.]reuse//g' "${b#*:}.inner" | sha256sum)"
+                printf ' IMAD.HI %s\n' "$(grep -c '^IMAD[.]HI' "${b#*:}")"
+            done
         done
     done
     echo
     echo "Equal digests: the same instructions, registers and order."
 }
-want stages && sweep stages "$ARCH_DEFAULT"
-# The kernel files marked native, built natively for sm_90 (ptxas, not the
-# driver, makes their machine code): does the order follow the depth or the
-# code? Their inner products, compared over the depths.
-want native && sweep native sm_90 $M_NATIVE
-want native && step "native code" "$pre-native-code.txt" inner_code
+# The lesson's kernel file and the others swept beside it (the manifest's
+# swept ones), interleaved: the default build, then built natively for
+# sm_90 (ptxas, not the driver, makes their machine code). Does the order
+# follow the depth or the code? Their inner products, compared.
+first=${M_SWEPT%% *}; first=${first:-:pipelined_gemm}
+want stages && sweep stages "$ARCH_DEFAULT" ":${first#*:}" ${M_SWEPT#"$first"}
+want native && sweep native sm_90 $M_SWEPT
+{ want stages || want native; } &&
+    step "depth code" "$pre-depth-code.txt" inner_code
 
 # ---- SASS of the binaries that ran -----------------------------------------
 sass_report() {

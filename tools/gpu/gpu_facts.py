@@ -16,6 +16,7 @@ depths and kernel files: tools/manifest.toml.
 
 import csv
 import glob
+import hashlib
 import json
 import os
 import re
@@ -172,7 +173,8 @@ def process_facts(pre, facts, m):
     """Runs repeated in separate processes: the residency dial (the control
     once; residency.runs counts the others' processes), each group of the
     manifest at its settings, the exercise's depths (built for sm_80, and
-    natively for sm_90: native.NAME.* of each kernel file marked native)."""
+    natively for sm_90: native.NAME.*, and stages.NAME.* of each other
+    swept kernel file)."""
     sizes = m.sizes["residency"]
     median_facts(pre, "residency", m.residency.dial, sizes, facts)
     for setting in m.residency.dial:
@@ -188,41 +190,75 @@ def process_facts(pre, facts, m):
                 meta[f"basic_piped_{key}"])
     depths = [str(d) for d in m.depths.exercise]
     median_facts(pre, "stages", depths, m.sizes["one"], facts)
-    for k in m.kernels:
-        if k.native:
-            median_facts(pre, f"native-{k.name}", depths, m.sizes["one"],
-                         facts, f"native.{k.name}")
+    for i, k in enumerate(k for k in m.kernels if k.swept):
+        median_facts(pre, f"native-{k.name}", depths, m.sizes["one"],
+                     facts, f"native.{k.name}")
+        if i:   # the lesson's default build: stages, above
+            median_facts(pre, f"stages-{k.name}", depths, m.sizes["one"],
+                         facts, f"stages.{k.name}")
 
 
-def native_code_facts(pre, facts, m):
-    """native.code.NAME.{inner_groups,imad_hi}: per kernel file marked
-    native, the depths whose piped kernels have the same FFMA and LDS
-    instructions (equal digests in <pre>-native-code.txt: "2=4 3" puts 2
-    and 4 together) and its IMAD.HI at each depth ("0 1 0", in the depths'
-    order); .like_lesson, for each but the first (the lesson's), the depths
-    where its inner product equals the lesson's ("none"). EvidenceError when a kernel file or depth has no line, or a
-    count of FFMA and LDS differs between depths (an inner product that
-    changed its size is no longer the one compared)."""
-    path = f"{pre}-native-code.txt"
-    rows = {(k, int(s)): (int(n), digest, int(hi)) for k, s, n, digest, hi
-            in re.findall(r"^(\w+) (\d+) FFMA\+LDS (\d+) sha256 (\w+) "
-                          r"IMAD\.HI (\d+)$", read(path), re.M)}
-    natives = [k.name for k in m.kernels if k.native]
-    for k in natives:
-        got = [rows.get((k, d)) for d in m.depths.exercise]
-        if None in got or len({n for n, _, _ in got}) != 1:
-            raise EvidenceError(f"{path}: want one line per depth of {k}, "
-                                "each with the same FFMA+LDS count")
-        groups = {}
-        for d, (_, digest, _) in zip(m.depths.exercise, got):
-            groups.setdefault(digest, []).append(str(d))
-        b = f"native.code.{k}."
-        facts[b + "inner_groups"] = " ".join(map("=".join, groups.values()))
-        facts[b + "imad_hi"] = " ".join(str(hi) for _, _, hi in got)
-        if k != natives[0]:
-            same = [str(d) for d in m.depths.exercise
-                    if rows[(k, d)][1] == rows[(natives[0], d)][1]]
-            facts[b + "like_lesson"] = " ".join(same) or "none"
+def digest(lines):
+    """The first 16 hex digits of the sha256 of lines (strings), each
+    ended by a newline: as evidence-gpu.sh's inner_code prints them."""
+    return hashlib.sha256("".join(x + "\n" for x in lines).encode()
+                          ).hexdigest()[:16]
+
+
+def depth_code_facts(pre, facts, m):
+    """The inner products of the swept kernel files (<pre>-depth-code.txt),
+    per build: BUILD.code.NAME (BUILD native: the sm_90 binaries; stages:
+    ptxas -arch=sm_90 on the default build's PTX, the driver's JIT).
+    .inner_groups: the depths whose piped kernels have the same FFMA and
+    LDS instructions, registers and order (equal digests: "2=4 3" puts 2
+    and 4 together); .imad_hi: its IMAD.HI per depth ("0 1 0"); .sS.inner:
+    a letter per distinct inner product of the build, over all swept files
+    (A the lesson's at the first depth); .like_lesson, for each but the
+    first (the lesson's), the depths where it equals the lesson's, or
+    "none". stages.code.like_native: the depths where the lesson's two
+    builds ran one inner product; .like_profile: those where the default
+    build's equals what Nsight Compute listed (its digest without .reuse
+    flags against ncu.basic.piped.code.sS.inner_sha). EvidenceError when a
+    file, build or depth has no line, or the FFMA and LDS count differs
+    (an inner product of another size is no longer the one compared)."""
+    path = f"{pre}-depth-code.txt"
+    rows = {(b, k, int(s)): (int(n), sha, plain, int(hi))
+            for b, k, s, n, sha, plain, hi in re.findall(
+                r"^(sm_90|jit) (\w+) (\d+) FFMA\+LDS (\d+) sha256 (\w+) "
+                r"plain (\w+) IMAD\.HI (\d+)$", read(path), re.M)}
+    swept = [k.name for k in m.kernels if k.swept]
+    depths = m.depths.exercise
+    got = {(b, k): [rows.get((b, k, d)) for d in depths]
+           for b in ("sm_90", "jit") for k in swept}
+    if any(None in v for v in got.values()) or len(
+            {r[0] for v in got.values() for r in v}) != 1:
+        raise EvidenceError(f"{path}: want a line per build, kernel file "
+                            "and depth, each with one FFMA+LDS count")
+    for b, stem in (("sm_90", "native"), ("jit", "stages")):
+        letters = {}
+        for k in swept:
+            c = f"{stem}.code.{k}."
+            groups = {}
+            for d, r in zip(depths, got[(b, k)]):
+                groups.setdefault(r[1], []).append(str(d))
+                letters.setdefault(r[1], chr(ord("A") + len(letters)))
+                facts[f"{c}s{d}.inner"] = letters[r[1]]
+            facts[c + "inner_groups"] = " ".join(map("=".join,
+                                                     groups.values()))
+            facts[c + "imad_hi"] = " ".join(str(r[3]) for r in got[(b, k)])
+            if k != swept[0]:
+                facts[c + "like_lesson"] = " ".join(
+                    str(d) for d, r, l in zip(depths, got[(b, k)],
+                                              got[(b, swept[0])])
+                    if r[1] == l[1]) or "none"
+    lesson = swept[0]
+    facts["stages.code.like_native"] = " ".join(
+        str(d) for d, j, n in zip(depths, got[("jit", lesson)],
+                                  got[("sm_90", lesson)])
+        if j[1] == n[1]) or "none"
+    facts["stages.code.like_profile"] = " ".join(
+        str(d) for d, j in zip(depths, got[("jit", lesson)])
+        if j[2] == facts[f"ncu.basic.piped.code.s{d}.inner_sha"]) or "none"
 
 
 def resource_facts(meta, pair, facts):
@@ -512,7 +548,7 @@ def wait_facts(pre, facts, m):
     executed per warp and K-slice; .inner_groups, the depths whose inner
     products (the FFMA and LDS instructions of the .nw's lines, in address
     order) are the same, register for register ("2=4 3": 2 and 4 alike, 3
-    another). EvidenceError
+    another); .sS.inner_sha, its digest(). EvidenceError
     when a wait has no test, a test's offset disagrees, or a page has no
     samples or no inner product."""
     marks = {"acquire": "wait_parity(__consumed_phase_parity)",
@@ -548,6 +584,7 @@ def wait_facts(pre, facts, m):
         for i, name in enumerate(("samples",) + CODE_STALLS):
             facts[f"{c}s{s}.{name}"] = sum(x[2 + i] for x in sass.values())
         inner[s] = [x[0].strip() for _, x in sorted(sass.items()) if x[-1]]
+        facts[f"{c}s{s}.inner_sha"] = digest(inner[s])
         samples = facts[f"{c}s{s}.samples"]
         if not samples or not inner[s]:
             raise EvidenceError(f"{path}: no warp samples or no inner "
@@ -618,8 +655,8 @@ def facts_for(pre, m=None):
              "gpu.date": stamp["date_utc"][:10],
              "gpu.source_hash": stamp["source_sha256"][:12]}
     for reader in (run_facts, process_facts, blocked_facts, wide_facts,
-                   exercise_facts, sass_facts, native_code_facts,
-                   sanitizer_facts, ncu_facts, source_facts, wait_facts,
+                   exercise_facts, sass_facts, sanitizer_facts, ncu_facts,
+                   source_facts, wait_facts, depth_code_facts,
                    pitfall_facts):
         reader(pre, facts, m)
     wall = re.search(r"make run wall time: (\d+) ms",
