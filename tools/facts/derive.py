@@ -442,6 +442,11 @@ def lab_verdicts(put, facts, m):
             put(b + "clear_fastest", [f"{b}{d}.{one}.ratio_{e}" for d in
                                       depths for e in ("min", "max")],
                 clear_fastest)
+            put(b + "gain_span", mine, lambda *r: 100 * (max(r) - min(r)))
+            put(b + "first_vs_last", [f"{b}{d}.{one}.ratio_{e}" for d in (
+                depths[0], depths[-1]) for e in ("min", "max")],
+                lambda lo1, hi1, lo2, hi2: "faster" if hi1 < lo2 else
+                "slower" if lo1 > hi2 else "within the spread")
             if b != lesson:   # beside the lesson's, depth by depth
                 put(b + "against_lesson", [
                     f"{p}{d}.{one}.ratio_{e}" for d in depths
