@@ -665,8 +665,9 @@ def test_depth_code_and_depth_helpers(tmp_path):
         path.write_text("\n".join(bad) + "\n")
         with pytest.raises(gpu_facts.EvidenceError, match="depth-code"):
             gpu_facts.depth_code_facts(str(tmp_path / "x"), dict(profile), m)
-    assert derive.clear_fastest(0.95, 0.96, 0.93, 0.94, 0.97, 0.98) == "3"
-    assert derive.clear_fastest(0.95, 0.96, 0.93, 0.951, 0.97, 0.98) == \
+    assert derive.clear_fastest(d, 0.95, 0.96, 0.93, 0.94, 0.97, 0.98) == \
+        str(d[1])
+    assert derive.clear_fastest(d, 0.95, 0.96, 0.93, 0.951, 0.97, 0.98) == \
         "none"
     assert derive.against(0.93, 0.95, 0.92, 0.96, 0.93, 0.94, 0.92, 0.95) \
         == "faster at every depth"

@@ -10,7 +10,8 @@ residency and their verdicts. `mk` writes the Makefile's KERNELS,
 BLOCKED_KERNELS and depths; `sh` the M_* variables of
 tools/gpu/evidence-gpu.sh; `schema` expands TEMPLATE's @{...}: a list as
 {a,b} (a single value bare; a row over an empty list is dropped), and a
-row naming @{group.FIELD} once per group. Exit: 0; 1 a bad manifest or template (named); 2 usage.
+row naming @{group.FIELD} once per group. Exit: 0; 1 a bad manifest or
+template (named); 2 usage.
 """
 
 import functools
@@ -146,8 +147,8 @@ def load(path=PATH):
     .refused), residency (.dial, .groups: {setting:
     processes}), sizes ({name: [N]}), processes, kernels, groups (lists
     of namespaces; a kernel's .swept: swept over the depths beside the
-    lesson's, which comes first), step
-    (evidence-gpu's name of the groups' step), lab
+    lesson's, which comes first), step (evidence-gpu's name of the
+    groups' step), lab
     ([lab]: one call's open points, tools/gpu/lab_facts.py).
     ManifestError when it is missing, unreadable or inconsistent."""
     if tomllib is None:

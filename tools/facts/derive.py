@@ -92,11 +92,10 @@ def order(ratios):
     return "<".join(str(d) for d in sorted(ratios, key=ratios.get))
 
 
-def clear_fastest(*bounds):
-    """The depth (of the manifest's exercise depths, in order) whose
-    slowest process beat every other depth's fastest, or "none". bounds:
-    each depth's piped/sync (min, max), flattened in the depths' order."""
-    depths = manifest.load().depths.exercise
+def clear_fastest(depths, *bounds):
+    """The one of depths whose slowest process beat every other depth's
+    fastest, or "none". bounds: each depth's piped/sync (min, max),
+    flattened in the depths' order."""
     lo, hi = bounds[0::2], bounds[1::2]
     best = [d for i, d in enumerate(depths) if all(
         hi[i] < lo[j] for j in range(len(depths)) if j != i)]
@@ -441,7 +440,7 @@ def lab_verdicts(put, facts, m):
                 put(b + "order", mine, lambda *r: order(dict(zip(depths, r))))
             put(b + "clear_fastest", [f"{b}{d}.{one}.ratio_{e}" for d in
                                       depths for e in ("min", "max")],
-                clear_fastest)
+                lambda *v: clear_fastest(depths, *v))
             put(b + "gain_span", mine, lambda *r: 100 * (max(r) - min(r)))
             put(b + "first_vs_last", [f"{b}{d}.{one}.ratio_{e}" for d in (
                 depths[0], depths[-1]) for e in ("min", "max")],
@@ -452,10 +451,6 @@ def lab_verdicts(put, facts, m):
                     f"{p}{d}.{one}.ratio_{e}" for d in depths
                     for p, e in ((b, "max"), (lesson, "min"), (b, "min"),
                                  (lesson, "max"))], against)
-        put(f"native.{k}.same_order", [f"native.{k}.{d}.{one}.ratio"
-                                       for d in depths] + then,
-            lambda *r: "same order" if order(dict(zip(depths, r))) == order(
-                dict(zip(depths, r[len(depths):]))) else "other order")
     put("ncu.basic.piped.code.samples_order",
         [f"ncu.basic.piped.code.s{d}.samples" for d in depths],
         lambda *n: order(dict(zip(depths, n))))

@@ -227,10 +227,23 @@ sweep() { # sweep STEM ARCH [NAME:ROOT...]: the exercise's depths of each
         concat "$pre-$tag.txt" "${parts[@]}"
     done
 }
-piped_code() { # piped_code CUBIN-OR-BINARY: its piped kernel's instructions
-    # (@!PT ones: never-executed padding), one per line
-    cuobjdump -sass "$1" | awk '
-        /Function :/ { inside = index($0, "matmulTilePiped") > 0 }
+jit_sass() { # jit_sass BINARY DIR: the SASS that ptxas -arch=sm_90 makes
+    # of BINARY's compute_80 PTX, as a 9.0 card's driver JIT-compiles it;
+    # in DIR, one PTX module per kernel file (each from its .version line)
+    local p
+    rm -rf "$2" && mkdir -p "$2" || return 1
+    cuobjdump -ptx "$1" | awk -v dir="$2" '
+        /^\.version/ { n++; out = dir "/" n ".ptx"; on = 1 }
+        /^Fatbin / { on = 0 }
+        on { print > out }'
+    for p in "$2"/*.ptx; do
+        ptxas -arch=sm_90 -o "${p%.ptx}.cubin" "$p" &&
+            cuobjdump -sass "${p%.ptx}.cubin" || return 1
+    done
+}
+piped_code() { # piped_code < SASS: its piped kernel's instructions, one a
+    # line (@!PT ones: never-executed padding)
+    awk '/Function :/ { inside = index($0, "matmulTilePiped") > 0 }
         inside && /\/\*[0-9a-f]+\*\/ / && !/@!PT/ {
             sub(/^.*\*\/ +/, ""); sub(/ *;.*$/, ""); print }'
 }
@@ -238,24 +251,18 @@ inner_code() { # inner_code: per swept kernel file, build and depth, its
     # piped kernel's FFMA and LDS instructions (the inner product: the
     # kernel has no others): their count and digest, the digest without
     # .reuse flags (which Nsight Compute's listing omits), and its IMAD.HI.
-    # sm_90: the native binary; jit: ptxas -arch=sm_90 on the default
-    # build's compute_80 PTX, as the sass step does (the driver's JIT)
+    # sm_90: the native binary; jit: jit_sass of the default build's
     local k s f b d
     for k in $M_SWEPT; do
         for s in $M_EXERCISE_DEPTHS; do
             f=build/sm_90-${s}stages/${k#*:}
-            piped_code "$f" >"$f.piped" || return 1
+            cuobjdump -sass "$f" >"$f.sass" || return 1
+            piped_code <"$f.sass" >"$f.piped"
             d=build/$ARCH_DEFAULT-${s}stages/${k#*:}.jit
-            rm -rf "$d" && mkdir -p "$d" || return 1
-            cuobjdump -ptx "build/$ARCH_DEFAULT-${s}stages/${k#*:}" |
-                awk -v dir="$d" '/^\.version/ { n++; on = 1
-                    out = dir "/" n ".ptx" } /^Fatbin / { on = 0 }
-                    on { print > out }'
-            for b in "$d"/*.ptx; do
-                ptxas -arch=sm_90 -o "${b%.ptx}.cubin" "$b" &&
-                    piped_code "${b%.ptx}.cubin" || return 1
-            done >"$d/piped"
-            for b in sm_90:"$f.piped" jit:"$d/piped"; do
+            jit_sass "build/$ARCH_DEFAULT-${s}stages/${k#*:}" "$d" \
+                >"$d.sass" || return 1
+            piped_code <"$d.sass" >"$d.piped"
+            for b in sm_90:"$f.piped" jit:"$d.piped"; do
                 grep -E '^(FFMA|LDS)[. ]' "${b#*:}" >"${b#*:}.inner"
                 printf '%s %s %s FFMA+LDS %s sha256 %.16s plain %.16s' \
                     "${b%%:*}" "${k%%:*}" "$s" \
@@ -292,18 +299,7 @@ sass_report() {
             >"$work/sm_90.sass" || return 1
     # The sm_80 build runs on a 9.0 card as PTX the driver JIT-compiles;
     # ptxas of the same toolkit, given that PTX, shows what the JIT makes.
-    # One PTX module per kernel file: each from its ".version" line on.
-    rm -f "$work"/compute_80-*.ptx
-    cuobjdump -ptx "$BIN" | awk -v dir="$work" '
-        /^\.version/ { n++; out = dir "/compute_80-" n ".ptx"; on = 1 }
-        /^Fatbin / { on = 0 }
-        on { print > out }'
-    : >"$work/jit-equivalent.sass"
-    for f in "$work"/compute_80-*.ptx; do
-        ptxas -arch=sm_90 -o "${f%.ptx}.cubin" "$f" &&
-            cuobjdump -sass "${f%.ptx}.cubin" >>"$work/jit-equivalent.sass" ||
-            return 1
-    done
+    jit_sass "$BIN" "$work/jit" >"$work/jit-equivalent.sass" || return 1
     for f in sm_80 sm_90 jit-equivalent; do
         for k in matmulTileSync matmulTilePiped matmulBlockedSync \
                  matmulBlockedPiped; do
