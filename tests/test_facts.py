@@ -208,6 +208,13 @@ def test_gpu_facts_reproduce_the_committed_file(tmp_path):
             f"gpu-h200-spread-{i}.csv" for i in (1, 2, 3)]
         for r in rows(name) if r["pair"] == "basic" and r["n"] == "2048")
     assert new["facts"]["pitfalls.barrier.first_run_launch_failure"] is True
+    # Each fact names the transcript of the step that measured it.
+    assert set(new["from"]) == set(new["facts"])
+    assert new["from"]["mechanism.1.1024.ratio"] == (
+        "evidence/gpu-h200-mechanism.txt")    # from mechanism-1-R.csv
+    assert new["from"]["run.sm_80.1024.ratio"] == (
+        "evidence/gpu-h200-run-sm_80.txt")
+    assert new["from"]["clock.min_mhz"] == "evidence/gpu-h200-*.csv"
     os.remove(os.path.join(ev, "gpu-h200-sass.txt"))
     p = run([sys.executable, "-m", "tools.gpu.gpu_facts", ev])
     assert p.returncode == 1 and "gpu-h200-sass.txt" in p.stderr

@@ -9,7 +9,8 @@ meta.kind or "derived"; {a,b} in NAME gives one line per choice, named by
 {1}, {2}... in the other fields.
 DIR/*.facts.json: {"meta": {"kind", "source_sha256", "date", "transcript",
 ...}, "facts": {name: unrounded number, boolean or one-line token of at
-most MAX_WORDS words}}. MODULE's derive(facts, evidence) returns {name:
+most MAX_WORDS words}, optional "from": {name: the file it was read from,
+where not meta.transcript}}. MODULE's derive(facts, evidence) returns {name:
 (value, [names read])}. Of two files giving a fact, fresh evidence wins,
 then the later date, then the later name. FORMAT shows a value: "-" as it
 is, "{:.1f} %" a Python format, "A|B" a boolean. OUT (written atomically):
@@ -52,7 +53,8 @@ class GatherError(Exception):
 Entry = collections.namedtuple("Entry", "producer fmt desc")
 Fact = collections.namedtuple("Fact", "value sources stale")
 # relayout: of the current sources only through SOURCES.tsv (see above).
-Evidence = collections.namedtuple("Evidence", "path meta facts stale relayout")
+Evidence = collections.namedtuple("Evidence",
+                                  "path meta facts stale relayout origin")
 
 
 def expand_braces(name, desc):
@@ -138,7 +140,7 @@ def load_evidence(path, schema, current, raw=None, tokens=None):
     meta.pinned names the commit it records (a dated record, never stale); a
     relayout when it is current but its sha256 is not raw. GatherError for
     bad JSON or meta, an unknown fact name (with the nearest legal ones), a
-    fact of another producer or a bad value."""
+    fact of another producer, a bad value or a bad "from"."""
     try:
         obj = json.loads(litlib.read_text(path))
     except (OSError, ValueError) as e:
@@ -167,13 +169,20 @@ def load_evidence(path, schema, current, raw=None, tokens=None):
             raise GatherError(f"{path}: fact {name!r} is "
                               f"{schema[name].producer}, not {meta['kind']}")
         check_value(value, f"{path}: fact {name!r}")
+    origin = obj.get("from", {})
+    if not (isinstance(origin, dict) and all(
+            n in obj["facts"] and isinstance(f, str) and f.strip()
+            for n, f in origin.items())):
+        raise GatherError(f"{path}: \"from\" must map names of its facts "
+                          "to file names")
     h = meta["source_sha256"].strip().lower()
     # meta.pinned (a commit): a dated record of a run of that commit's
     # sources, which the page names; never compared with today's sources.
     fresh = h in current or bool(tokens) and meta.get(
         "source_tokens", "").strip().lower() == tokens or bool(
         meta.get("pinned", "").strip())
-    return Evidence(path, meta, obj["facts"], not fresh, fresh and h != raw)
+    return Evidence(path, meta, obj["facts"], not fresh, fresh and h != raw,
+                    origin)
 
 
 def merge(evidence):
@@ -185,8 +194,8 @@ def merge(evidence):
         for name, value in ev.facts.items():
             if name in owner:
                 notes.append(f"{name}: {ev.path} replaces {owner[name]}")
-            facts[name] = Fact(value, (ev.meta.get("transcript") or ev.path,),
-                               ev.stale)
+            facts[name] = Fact(value, (ev.origin.get(name) or ev.meta.get(
+                "transcript") or ev.path,), ev.stale)
             owner[name] = ev.path
     return facts, notes
 

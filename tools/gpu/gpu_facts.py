@@ -3,7 +3,8 @@
 Usage: python3 -m tools.gpu.gpu_facts [EVIDENCE_DIR]   (default: evidence)
 
 Reads EVIDENCE_DIR/gpu-<gpu>-*.{txt,csv} of each GPU there, writes
-EVIDENCE_DIR/gpu-<gpu>.facts.json (atomically) for litkit/gather.py;
+EVIDENCE_DIR/gpu-<gpu>.facts.json (atomically) for litkit/gather.py,
+its "from" naming each fact's step transcript (lab_facts.Sourced);
 and, when there, the manifest's lab folder EVIDENCE_DIR/<lab.dir>/ (one
 call's open points, tools/gpu/lab_facts.py) as EVIDENCE_DIR/<lab.dir>
 .facts.json.
@@ -25,9 +26,9 @@ import sys
 
 from tools import manifest
 from tools.gpu import lab_facts
-from tools.gpu.lab_facts import EvidenceError, ncu_rows, ncu_table, spread
+from tools.gpu.lab_facts import (EvidenceError, Sourced, mark, ncu_rows,
+                                  ncu_table, read, read_csv, spread)
 from litkit import litlib
-from litkit.litlib import read_stamped_csv as read_csv, read_text as read
 
 # run CSV column -> fact <prefix>.<n>.<fact>
 ROW_COLUMNS = {c: c.replace("_median", "") for c in (
@@ -132,6 +133,7 @@ def run_facts(pre, facts, m):
     if not seen:
         raise EvidenceError(f"{pre}-*.csv: no SM clock sampled")
     facts["clock.min_mhz"], facts["clock.max_mhz"] = min(seen), max(seen)
+    mark(facts, f"{pre}-*.csv", "clock.min_mhz", "clock.max_mhz")
     n, = m.sizes["one"]
     ratios = [facts[f"run.sm_80.{n}.ratio"]] + repeated(
         sorted(glob.glob(f"{pre}-spread-*.csv")), n, "piped_over_sync",
@@ -314,8 +316,8 @@ def wide_facts(pre, facts, m):
         return
     if not paths:
         raise EvidenceError(f"{pre}-wide-*.csv: no CSV")
-    facts["wide.runs"] = len(paths)
     resource_facts(read_csv(paths[0])[0], "wide", facts)
+    facts["wide.runs"] = len(paths)
     for n in m.sizes["wide"]:
         for col, name in (("piped_gflops", "piped_gflops"),
                           ("sync_gflops", "sync_gflops"),
@@ -622,6 +624,9 @@ def wait_facts(pre, facts, m):
     for s, code in inner.items():
         groups.setdefault(tuple(code), []).append(str(s))
     facts[c + "inner_groups"] = " ".join("=".join(g) for g in groups.values())
+    mark(facts, f"{pre}-ncu-lines-*.txt", c + "inner_groups",
+         *(b + k for k in ("acquire.fewest", "acquire.most",
+                           "consumer.most", "consumer.repeats")))
 
 
 def pitfall_facts(pre, facts, m):
@@ -649,11 +654,12 @@ def facts_for(pre, m=None):
     m = m or manifest.load()
     stamp = litlib.read_stamp(read(f"{pre}-run-sm_80.txt"))
     toolkit = litlib.nvcc_version(stamp.get("toolkit", ""))[1]
-    facts = {"gpu.name": stamp["gpu"],
-             "gpu.compute_capability": stamp["compute_capability"],
-             "gpu.driver": stamp["driver"], "gpu.toolkit": toolkit,
-             "gpu.date": stamp["date_utc"][:10],
-             "gpu.source_hash": stamp["source_sha256"][:12]}
+    facts = Sourced()
+    facts.update({"gpu.name": stamp["gpu"],
+                  "gpu.compute_capability": stamp["compute_capability"],
+                  "gpu.driver": stamp["driver"], "gpu.toolkit": toolkit,
+                  "gpu.date": stamp["date_utc"][:10],
+                  "gpu.source_hash": stamp["source_sha256"][:12]})
     for reader in (run_facts, process_facts, blocked_facts, wide_facts,
                    exercise_facts, sass_facts, sanitizer_facts, ncu_facts,
                    source_facts, wait_facts, depth_code_facts,
@@ -703,9 +709,11 @@ def write_facts(pre, read):
             ValueError) as e:
         print(f"gpu_facts: {pre}: {e!s}", file=sys.stderr)
         return 1
+    doc = {"meta": meta, "facts": facts}
+    if isinstance(facts, Sourced):  # each fact's transcript, for its title
+        doc["from"] = facts.sources(os.path.dirname(pre))
     litlib.write_atomic(pre + ".facts.json", json.dumps(
-        {"meta": meta, "facts": facts}, indent=1, sort_keys=True,
-        ensure_ascii=False) + "\n")
+        doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
     print(f"gpu_facts: {len(facts)} facts -> {pre}.facts.json")
     return 0
 

@@ -38,7 +38,6 @@ import statistics
 
 from tools import manifest
 from litkit import litlib
-from litkit.litlib import read_stamped_csv as read_csv, read_text as read
 
 KIT_CSV = "A_times_p[0-9].csv"          # one process each (not p4_8192)
 LDS_NCU = "kit/B_ncu_w*.txt"
@@ -55,6 +54,67 @@ OPS = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
 
 class EvidenceError(Exception):
     """A transcript or lab file is missing or not in the expected form."""
+
+
+LAST_READ = [None]      # the evidence file read last, for Sourced
+
+
+def read(path):
+    """litlib.read_text(path), remembered as the file read last."""
+    LAST_READ[0] = path
+    return litlib.read_text(path)
+
+
+def read_csv(path):
+    """litlib.read_stamped_csv(path), remembered as the file read last."""
+    LAST_READ[0] = path
+    return litlib.read_stamped_csv(path)
+
+
+def transcript(path):
+    """The step transcript a file of evidence-gpu.sh belongs to: X.txt
+    for X.csv, X-R.csv or X-natural-R-P.csv (the first X.txt that
+    exists, shortest suffix stripped first); else path itself."""
+    stem = os.path.splitext(path)[0]
+    while True:
+        if os.path.exists(stem + ".txt"):
+            return stem + ".txt"
+        shorter = re.sub(r"-(?:natural|\d+)$", "", stem)
+        if shorter == stem:
+            return path
+        stem = shorter
+
+
+def mark(facts, path, *names):
+    """Give names the origin path in facts, when it is a Sourced: for a
+    fact read from several transcripts (path a glob of them)."""
+    if isinstance(facts, Sourced):
+        facts.origin.update(dict.fromkeys(names, path))
+
+
+class Sourced(dict):
+    """Facts {name: value} that remember where each one was read:
+    origin[name] is transcript() of the file read last (read, read_csv,
+    ncu_table, ncu_rows) before name was set, or None."""
+
+    def __init__(self):
+        super().__init__()
+        self.origin = {}
+
+    def __setitem__(self, name, value):
+        super().__setitem__(name, value)
+        self.origin[name] = LAST_READ[0] and transcript(LAST_READ[0])
+
+    def update(self, other):
+        for name, value in other.items():
+            self[name] = value
+
+    def sources(self, ev_dir):
+        """{name: "evidence/FILE"} for the names read from a file in
+        ev_dir (a fact gpu_facts computes from no file has none)."""
+        return {n: "evidence/" + os.path.relpath(p, ev_dir).replace(
+            os.sep, "/") for n, p in sorted(self.origin.items())
+            if p and not os.path.relpath(p, ev_dir).startswith("..")}
 
 
 def spread(prefix, values, facts, names=("", "_min", "_max")):
