@@ -210,8 +210,8 @@ def test_gpu_facts_reproduce_the_committed_file(tmp_path):
     assert new["facts"]["pitfalls.barrier.first_run_launch_failure"] is True
     # Each fact names the transcript of the step that measured it.
     assert set(new["from"]) == set(new["facts"])
-    assert new["from"]["mechanism.1.1024.ratio"] == (
-        "evidence/gpu-h200-mechanism.txt")    # from mechanism-1-R.csv
+    g = manifest.load().groups[0].name       # read from g-1-R.csv
+    assert new["from"][f"{g}.1.1024.ratio"] == f"evidence/gpu-h200-{g}.txt"
     assert new["from"]["run.sm_80.1024.ratio"] == (
         "evidence/gpu-h200-run-sm_80.txt")
     assert new["from"]["clock.min_mhz"] == "evidence/gpu-h200-*.csv"
