@@ -147,10 +147,11 @@ ifneq ($(BUILDING),)
 include build/tangle.mk
 endif
 
-clean: ## remove the pages and build/, all but build/venv (the set-up)
+clean: ## remove the pages (site/ if left empty) and build/, all but build/venv
 	@$(call show,CLEAN,build/ $(SITE_PAGES))
 	$(Q)rm -rf $(filter-out $(VENV) $(VENV).lock,$(wildcard build/* build/.??*)) \
 	  $(SITE_PAGES) site/downloads
+	$(Q)rmdir --ignore-fail-on-non-empty site 2>/dev/null || true
 
 ifneq ($(LISTS),)
 $(LISTS): $(LISTS_FROM) # (boot.mk reads it) again after make clean
