@@ -98,7 +98,7 @@ static void gemm_logged(const float *a, const float *b, double *c, size_t n,
     memset(log, 0, sizeof *log);
     log->min_total = SIZE_MAX;
     omp_set_num_threads(one ? 1 : before);
-    day74_reference_gemm(a, b, c, n, record_progress, log);
+    day74_reference_gemm(a, b, c, n, 1, record_progress, log);
     omp_set_num_threads(before);
 }
 
@@ -115,7 +115,7 @@ TEST(test_reference_gemm) {
         const gemm_case *g = &gemm_cases[k];
         for (int i = 0; i < 9; ++i)
             c[i] = NAN;
-        day74_reference_gemm(g->a, g->b, c, g->n, NULL, NULL);
+        day74_reference_gemm(g->a, g->b, c, g->n, 1, NULL, NULL);
         for (size_t i = 0; i < g->n * g->n; ++i)
             if (c[i] != g->want[i])
                 fail_msg("case %zu: c[%zu] = %g, want %g", k, i, c[i],
@@ -123,7 +123,7 @@ TEST(test_reference_gemm) {
     }
     progress_log log;
     c[0] = 42.0;
-    day74_reference_gemm(gemm_cases[0].a, gemm_cases[0].b, c, 0, NULL, NULL);
+    day74_reference_gemm(gemm_cases[0].a, gemm_cases[0].b, c, 0, 1, NULL, NULL);
     assert_true(c[0] == 42.0);
     gemm_logged(gemm_cases[0].a, gemm_cases[0].b, c, 0, 0, &log);
     assert_int_equal(log.calls, 0);
@@ -133,7 +133,7 @@ TEST(test_reference_gemm) {
     for (size_t i = 0; i < M; ++i)
         a[i * M + i] = 1.0f; /* a = I */
     for (int side = 0; side < 2; ++side) {
-        day74_reference_gemm(side ? b : a, side ? a : b, c, M, NULL, NULL);
+        day74_reference_gemm(side ? b : a, side ? a : b, c, M, 1, NULL, NULL);
         for (size_t i = 0; i < M * M; ++i)
             assert_true(c[i] == (double)b[i]);
     }
@@ -143,7 +143,7 @@ TEST(test_reference_gemm) {
         seed = 8 + (uint64_t)k;
         day74_fill_random(a, n * n, &seed);
         day74_fill_random(b, n * n, &seed);
-        day74_reference_gemm(a, b, want, n, NULL, NULL);
+        day74_reference_gemm(a, b, want, n, 1, NULL, NULL);
         gemm_logged(a, b, c, n, one, &log);
         assert_memory_equal(c, want, n * n * sizeof *c);
         assert_true(log.calls >= 1);
@@ -159,6 +159,44 @@ TEST(test_reference_gemm) {
         assert_int_equal(log.last_done, n);
         assert_int_equal(log.decreasing, 0);
     }
+}
+
+/* Checked rows: band 1 is every row (and band 0 too); band 64 visits all
+   64 offsets in 64 bands, one row in each; the last band's row is clamped
+   to n - 1. The banded reference's row i is row day74_checked_row(i) of the
+   full product, bit for bit (N = 70, band 8: 9 rows), and
+   its progress counts those 9 rows. */
+TEST(test_checked_rows) {
+    enum { N = 70, BAND = 8, ROWS = (N + BAND - 1) / BAND };
+    static float a[N * N], b[N * N];
+    static double full[N * N], part[ROWS * N], zero[N * N];
+    for (size_t i = 0; i < 100; ++i)
+        assert_int_equal(day74_checked_row(i, 1, 100), i);
+    int seen[64] = {0};
+    for (size_t i = 0; i < 64; ++i) {
+        const size_t r = day74_checked_row(i, 64, 4096);
+        assert_int_equal(r / 64, i);
+        seen[r % 64] += 1;
+    }
+    for (size_t i = 0; i < 64; ++i)
+        assert_int_equal(seen[i], 1);
+    assert_int_equal(day74_checked_row(8, 8, N), 64); /* 64 + 296 % 8 */
+    assert_int_equal(day74_checked_row(1, 8, 10), 9);    /* 8 + 5, clamped */
+    uint64_t seed = 3;
+    day74_fill_random(a, N * N, &seed);
+    day74_fill_random(b, N * N, &seed);
+    day74_reference_gemm(a, b, full, N, 1, NULL, NULL);
+    day74_reference_gemm(a, b, zero, N, 0, NULL, NULL);
+    assert_memory_equal(zero, full, sizeof full);
+    progress_log log = {.min_total = SIZE_MAX};
+    day74_reference_gemm(a, b, part, N, BAND, record_progress, &log);
+    for (size_t i = 0; i < ROWS; ++i)
+        assert_memory_equal(&part[i * N],
+                            &full[day74_checked_row(i, BAND, N) * N],
+                            N * sizeof *part);
+    assert_int_equal(log.min_total, ROWS);
+    assert_int_equal(log.max_total, ROWS);
+    assert_int_equal(log.last_done, ROWS);
 }
 
 /* 3x3, N = 1 and N = 0 by hand (no expected value is the stale 0); a
@@ -884,7 +922,8 @@ TEST(test_fill_random) {
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        T(test_reference_gemm), T(test_transpose), T(test_compare),
+        T(test_reference_gemm), T(test_checked_rows), T(test_transpose),
+        T(test_compare),
         T(test_residency_pad), T(test_waves), T(test_parse_sizes),
         T(test_parse_options), T(test_usage_mentions_options), T(test_csv),
         T(test_csv_write_failure), T(test_stats), T(test_fill_random),
