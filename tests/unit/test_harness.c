@@ -161,15 +161,20 @@ TEST(test_reference_gemm) {
     }
 }
 
-/* Checked rows: band 1 is every row (and band 0 too); band 64 visits all
-   64 offsets in 64 bands, one row in each; the last band's row is clamped
-   to n - 1. The banded reference's row i is row day74_checked_row(i) of the
-   full product, bit for bit (N = 70, band 8: 9 rows), and
-   its progress counts those 9 rows. */
+/* Checked rows: every row up to N = 2048, one in 64 above; band 1 (and 0)
+   is every row; band 64 has one row in each band and visits all 64 offsets
+   in 64 bands; at N = 4096 and 8192 every 64- and 128-row tile holds a
+   checked row; a row past n - 1 is clamped to it. The banded reference's
+   row i is row day74_checked_row(i) of the full product, bit for bit (N =
+   58, band 8: 8 rows, the last clamped from 59 to 57), its progress counts
+   those rows, and the gather copies the same rows of a product. */
 TEST(test_checked_rows) {
-    enum { N = 70, BAND = 8, ROWS = (N + BAND - 1) / BAND };
-    static float a[N * N], b[N * N];
-    static double full[N * N], part[ROWS * N], zero[N * N];
+    enum { N = 58, BAND = 8, ROWS = (N + BAND - 1) / BAND };
+    static float a[N * N], b[N * N], got[N * N], rows[ROWS * N];
+    static double full[N * N], part[ROWS * N], band0[N * N];
+    assert_int_equal(day74_check_band(2048), 1);
+    assert_int_equal(day74_check_band(2049), 64);
+    assert_int_equal(day74_check_band(8192), 64);
     for (size_t i = 0; i < 100; ++i)
         assert_int_equal(day74_checked_row(i, 1, 100), i);
     int seen[64] = {0};
@@ -180,23 +185,42 @@ TEST(test_checked_rows) {
     }
     for (size_t i = 0; i < 64; ++i)
         assert_int_equal(seen[i], 1);
-    assert_int_equal(day74_checked_row(8, 8, N), 64); /* 64 + 296 % 8 */
-    assert_int_equal(day74_checked_row(1, 8, 10), 9);    /* 8 + 5, clamped */
+    for (size_t n = 4096; n <= 8192; n *= 2)
+        for (size_t tile = 64; tile <= 128; tile *= 2) {
+            size_t hit[8192 / 64] = {0};
+            for (size_t i = 0; i < n / 64; ++i)
+                hit[day74_checked_row(i, 64, n) / tile] += 1;
+            for (size_t t = 0; t < n / tile; ++t)
+                assert_true(hit[t] >= 1);
+        }
+    assert_int_equal(day74_checked_row(1, 8, 10), 9); /* 8 + 5, clamped */
+    assert_int_equal(day74_checked_row(7, 8, N), N - 1); /* 56 + 3 */
+    assert_int_equal(day74_checked_row(3, 8, 0), 0);
     uint64_t seed = 3;
     day74_fill_random(a, N * N, &seed);
     day74_fill_random(b, N * N, &seed);
     day74_reference_gemm(a, b, full, N, 1, NULL, NULL);
-    day74_reference_gemm(a, b, zero, N, 0, NULL, NULL);
-    assert_memory_equal(zero, full, sizeof full);
+    day74_reference_gemm(a, b, band0, N, 0, NULL, NULL);
+    assert_memory_equal(band0, full, sizeof full);
     progress_log log = {.min_total = SIZE_MAX};
     day74_reference_gemm(a, b, part, N, BAND, record_progress, &log);
     for (size_t i = 0; i < ROWS; ++i)
         assert_memory_equal(&part[i * N],
                             &full[day74_checked_row(i, BAND, N) * N],
                             N * sizeof *part);
+    assert_true(log.calls >= 1);
     assert_int_equal(log.min_total, ROWS);
     assert_int_equal(log.max_total, ROWS);
     assert_int_equal(log.last_done, ROWS);
+    assert_int_equal(log.decreasing, 0);
+    assert_int_equal(log.over_total, 0);
+    for (size_t i = 0; i < N * N; ++i)
+        got[i] = (float)i;
+    day74_gather_checked_rows(got, rows, N, BAND);
+    for (size_t i = 0; i < ROWS; ++i)
+        for (size_t j = 0; j < N; ++j)
+            assert_true(rows[i * N + j] ==
+                        (float)(day74_checked_row(i, BAND, N) * N + j));
 }
 
 /* 3x3, N = 1 and N = 0 by hand (no expected value is the stale 0); a
