@@ -73,7 +73,10 @@ def test_fixture_case(tmp_path, case):
 
 
 def test_pandoc_reads_the_facts(tmp_path):
-    """pandoc reads the JSON as YAML metadata, with the same names."""
+    """pandoc reads the JSON as YAML metadata, with the same names; read as
+    the weave's second pass reads it (JSON input, where "a_b, c_d" would be
+    an emphasis), each text and source shows as gathered (whitespace
+    aside)."""
     _, out, doc = gather_case(tmp_path, "good")
     pandoc = shutil.which(os.environ.get("PANDOC", "pandoc"))
     q = run([pandoc, "-f", "markdown", "-t", "json", "--metadata-file", out],
@@ -81,6 +84,21 @@ def test_pandoc_reads_the_facts(tmp_path):
     assert q.returncode == 0, q.stderr
     assert set(json.loads(q.stdout)["meta"]["facts"]["c"]) == \
         set(doc["facts"])
+    lua = tmp_path / "show.lua"
+    lua.write_text("function Meta(m) for k, v in pairs(m.facts) do\n"
+                   "  io.stderr:write(k, '|', pandoc.utils.stringify(v.text),"
+                   " '|', pandoc.utils.stringify(v['from']), '\\n') end end\n")
+    q = run([pandoc, "-f", "json", "-t", "plain", "--metadata-file", out,
+             "--lua-filter", str(lua), "-o", os.devnull],
+            input=run([pandoc, "-t", "json"], input="").stdout)
+    assert q.returncode == 0, q.stderr
+    shown = dict(line.split("|", 1) for line in q.stderr.split("\n") if line)
+    awkward = "\"hi\": back\\slash #{b} [l],\t\u00e9t\u00e9\u2028~"
+    assert shown["note.awkward"].split() == (awkward + "|evidence/"
+                                             "compile-fixture.txt").split()
+    assert shown["ptx.sm80.cp_async.total"] == ("7|evidence/compile-fixture"
+                                                ".txt, evidence/compile_sync"
+                                                "_*.txt")
 
 
 @pytest.mark.parametrize("line,expect", [

@@ -15,7 +15,8 @@ where not meta.transcript}}. MODULE's derive(facts, evidence) returns {name:
 then the later date, then the later name. FORMAT shows a value: "-" as it
 is, "{:.1f} %" a Python format, "A|B" a boolean. OUT (written atomically):
 {"facts_schema": {name: description}, "facts": {name: {"text", "from",
-"stale"}}}. Evidence is current when its source_sha256 is --source-hash's,
+"stale"}}}, "text" and "from" as Markdown that shows them as they are
+(md_literal: pandoc reads metadata strings as Markdown). Evidence is current when its source_sha256 is --source-hash's,
 or its meta.source_tokens (the token digest of the sources it measured,
 litkit/tokens.py) is --token-hash's, or SOURCES.tsv (RAW<TAB>TOKENS<TAB>
 REVISION lines, for evidence from before meta.source_tokens) gives its
@@ -217,6 +218,15 @@ def add_derived(module, facts, evidence, schema):
         facts[name] = Fact(value, sources, any(facts[i].stale for i in inputs))
 
 
+def md_literal(text):
+    """text as Markdown that pandoc shows as it is: the characters that
+    could start emphasis, code or a link (\\ ` * _ [ ]) escaped. Pandoc
+    reads a --metadata-file's strings as Markdown, and in a second pass over
+    JSON input without intraword underscores, so "sm_80, sm_90" would lose
+    both underscores to an emphasis."""
+    return re.sub(r"([\\`*_\[\]])", r"\\\1", text)
+
+
 def show(value, fmt, name):
     """The text value is shown as under format fmt (see above) in the
     page; GatherError when it does not fit."""
@@ -283,8 +293,8 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
     for n in notes:
         print("gather: note: " + n, file=log)
     add_derived(derive, facts, evidence, schema)
-    shown = {n: {"text": show(f.value, schema[n].fmt, n),
-                 "from": ", ".join(f.sources), "stale": f.stale}
+    shown = {n: {"text": md_literal(show(f.value, schema[n].fmt, n)),
+                 "from": md_literal(", ".join(f.sources)), "stale": f.stale}
              for n, f in sorted(facts.items())}
     doc = {"facts_schema": {n: e.desc for n, e in schema.items()},
            "facts": shown}
