@@ -449,6 +449,21 @@ def test_evidence_carries_its_token_digest(tmp_path, same_tokens):
                           token_path=str(tmp_path / "tok"))
     assert facts["ptx.sm80.piped.total"].stale is not same_tokens
 
+def test_pinned_evidence_is_no_relayout(tmp_path):
+    """A dated record (meta.pinned) of other sources is never stale and
+    never a relayout: the page's re-flowed sentence is not about it."""
+    obj = json.loads(litlib.read_text(os.path.join(
+        FIX, "good", "evidence", "compile.facts.json")))
+    schema = gather.read_schema(os.path.join(FIX, "schema.tsv"))
+    path = tmp_path / "x.facts.json"
+    for pinned, stale in (("abc1234", False), ("", True)):
+        obj["meta"]["pinned"] = pinned
+        path.write_text(json.dumps(obj))
+        ev = gather.load_evidence(str(path), schema, {"1" * 64}, "1" * 64,
+                                  "2" * 64)
+        assert (ev.stale, ev.relayout) == (stale, False), pinned
+
+
 # ---- the lab notes' facts (tools/gpu/lab_facts.py, evidence/<lab.dir>) ----
 LAB = os.path.join(REPO, "evidence", manifest.load().lab.dir)
 LAB_FIX = os.path.join(FIXTURES, "lab")

@@ -138,8 +138,9 @@ def load_evidence(path, schema, current, raw=None, tokens=None):
     """One facts.json, checked against the schema, as Evidence: stale when
     made from sources whose sha256 is not in current (a set of hex) and
     whose meta.source_tokens is not tokens (the token digest now), unless
-    meta.pinned names the commit it records (a dated record, never stale); a
-    relayout when it is current but its sha256 is not raw. GatherError for
+    meta.pinned names the commit it records (a dated record, never stale
+    nor a relayout); a relayout when it is current but its sha256 is not
+    raw. GatherError for
     bad JSON or meta, an unknown fact name (with the nearest legal ones), a
     fact of another producer, a bad value or a bad "from"."""
     try:
@@ -177,13 +178,14 @@ def load_evidence(path, schema, current, raw=None, tokens=None):
         raise GatherError(f"{path}: \"from\" must map names of its facts "
                           "to file names")
     h = meta["source_sha256"].strip().lower()
+    same = h in current or bool(tokens) and meta.get(
+        "source_tokens", "").strip().lower() == tokens
     # meta.pinned (a commit): a dated record of a run of that commit's
-    # sources, which the page names; never compared with today's sources.
-    fresh = h in current or bool(tokens) and meta.get(
-        "source_tokens", "").strip().lower() == tokens or bool(
-        meta.get("pinned", "").strip())
-    return Evidence(path, meta, obj["facts"], not fresh, fresh and h != raw,
-                    origin)
+    # sources, which the page names; never compared with today's sources,
+    # so neither stale nor a relayout.
+    pinned = bool(meta.get("pinned", "").strip())
+    return Evidence(path, meta, obj["facts"], not (same or pinned),
+                    same and h != raw, origin)
 
 
 def merge(evidence):
