@@ -128,7 +128,8 @@ def test_formats_show_values_once():
 
 def test_real_schema_lists_every_fact_of_the_page(tmp_path):
     """The real schema parses, no evidence gives only page.evidence = none
-    (and the cited facts, which need no evidence), and every [name]{.fact}
+    (and the cited facts, which need no evidence and name where they come
+    from), and every [name]{.fact}
     and fact="name" of day74.nw is in it."""
     (tmp_path / "none").mkdir()
     p, _, doc = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
@@ -140,6 +141,8 @@ def test_real_schema_lists_every_fact_of_the_page(tmp_path):
     # from evidence: they are there, and every other fact is absent.
     cited = {n for n in doc["facts"] if n.startswith("cited.")}
     assert cited and all(doc["facts"][n]["text"] for n in cited)
+    assert {n: doc["facts"][n]["from"] for n in cited} == {   # the tooltip
+        n: gather.md_literal(s) for n, (_, s) in derive.cited().items()}
     assert all(f == none for n, f in doc["facts"].items()
                if n not in cited), "only page.evidence and the cited facts"
 

@@ -11,7 +11,8 @@ DIR/*.facts.json: {"meta": {"kind", "source_sha256", "date", "transcript",
 ...}, "facts": {name: unrounded number, boolean or one-line token of at
 most MAX_WORDS words}, optional "from": {name: the file it was read from,
 where not meta.transcript}}. MODULE's derive(facts, evidence) returns {name:
-(value, [names read])}. Of two files giving a fact, fresh evidence wins,
+(value, [names read])}, or (value, [], SOURCE) for a fact from no evidence,
+SOURCE saying where it comes from. Of two files giving a fact, fresh evidence wins,
 then the later date, then the later name. FORMAT shows a value: "-" as it
 is, "{:.1f} %" a Python format, "A|B" a boolean. OUT (written atomically):
 {"facts_schema": {name: description}, "facts": {name: {"text", "from",
@@ -205,18 +206,18 @@ def merge(evidence):
 
 def add_derived(module, facts, evidence, schema):
     """Add what module.derive computes to facts (in place), with the
-    sources and staleness of the facts it read; GatherError for a name
-    the schema does not list as derived."""
+    sources and staleness of the facts it read (or the source it names);
+    GatherError for a name the schema does not list as derived."""
     if not module:
         return
     derive = importlib.import_module(module).derive
-    for name, (value, inputs) in derive(facts, evidence).items():
+    for name, (value, inputs, *named) in derive(facts, evidence).items():
         if name not in schema or schema[name].producer != DERIVED:
             raise GatherError(f"{module} made {name!r}, which the schema "
                               "does not list as derived")
         check_value(value, f"derived fact {name!r}")
-        sources = tuple(dict.fromkeys(s for i in inputs
-                                      for s in facts[i].sources))
+        sources = tuple(named) or tuple(dict.fromkeys(
+            s for i in inputs for s in facts[i].sources))
         facts[name] = Fact(value, sources, any(facts[i].stale for i in inputs))
 
 

@@ -185,8 +185,8 @@ def cited(path=CITED):
 
 def derive(facts, evidence):
     """{name: (value, inputs)} computed from facts ({name: Fact}) and the
-    evidence list (objects with .meta and .stale); see litkit/gather.py.
-    """
+    evidence list (objects with .meta and .stale), and {name: (value, [],
+    source)} for the cited facts; see litkit/gather.py."""
     out, m = {}, manifest.load()
     settings = list(m.residency.groups)
 
@@ -297,7 +297,7 @@ def derive(facts, evidence):
             put(f"{b}stall_mcycles.{reason}", [name, b + "inst_issued"],
                 lambda v, n: v * n / 1e6)
     for name, (value, source) in cited().items():
-        out[name] = (value, [])
+        out[name] = (value, [], source)
 
     kinds = {e.meta["kind"] for e in evidence}
     out["page.evidence"] = (
