@@ -236,6 +236,7 @@ def test_gpu_facts_reproduce_the_committed_file(tmp_path):
     assert new["from"]["run.sm_80.1024.ratio"] == (
         "evidence/gpu-h200-run-sm_80.txt")
     assert new["from"]["clock.min_mhz"] == "evidence/gpu-h200-*.csv"
+    assert all(glob.glob(os.path.join(REPO, f)) for f in new["from"].values())
     os.remove(os.path.join(ev, "gpu-h200-sass.txt"))
     p = run([sys.executable, "-m", "tools.gpu.gpu_facts", ev])
     assert p.returncode == 1 and "gpu-h200-sass.txt" in p.stderr
@@ -474,11 +475,21 @@ LAB_FIX = os.path.join(FIXTURES, "lab")
 
 def test_lab_facts_reproduce_the_committed_file():
     """lab_facts on the committed lab folder gives the committed facts
-    file, with the values read from it unrounded."""
+    file, with the values read from it unrounded, each fact's source a
+    file (or a glob of them) that is there."""
     from tools.gpu import lab_facts
     meta, facts = lab_facts.facts_for(LAB, root=REPO)
-    assert {"meta": meta, "facts": facts} == json.loads(litlib.read_text(
-        LAB + ".facts.json"))
+    sources = facts.sources(os.path.dirname(LAB))
+    assert {"meta": meta, "facts": facts, "from": sources} == json.loads(
+        litlib.read_text(LAB + ".facts.json"))
+    lab = f"evidence/{os.path.basename(LAB)}/"
+    assert sources["lab.cublas.kit.pedantic.4096.ms"] == (
+        lab + "kit/" + lab_facts.KIT_CSV)          # a median over processes
+    assert sources["lab.seed.sync_ms"] == lab + "seed.txt"
+    assert sources["lab.lds.l4x4a.lanes4"] == lab + "src/lds_bench.cu"
+    assert sources["lab.loops.commit_only_when_fetched.model_depth"] == (
+        "tests/test_exercise.py")
+    assert all(glob.glob(os.path.join(REPO, f)) for f in sources.values())
     assert meta["kind"] == "gpu" and meta["date"] == "2026-12-02T00:20:42Z"
     assert facts["lab.cublas.kit.pedantic.4096.ms"] == 2.69952
     assert facts["lab.depths.orders"] == "3<2<4 3<2<4 3<2<4 3<2<4"

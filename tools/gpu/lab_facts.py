@@ -2,8 +2,9 @@
 
 facts_for(folder, m) reads evidence/<m.lab.dir>/ (its README.md says what
 ran) as tools/manifest.toml's [lab] lays it out; gpu_facts.main writes
-the result to evidence/<m.lab.dir>.facts.json. Values as measured, no
-verdicts (tools/facts/derive.py judges them), no sentences:
+the result to evidence/<m.lab.dir>.facts.json, with each fact's file (or
+a glob of the files it is a median over) as Sourced records it. Values as
+measured, no verdicts (tools/facts/derive.py judges them), no sentences:
 
 - lab.cublas.RUN.MODE.N.{ms,ms_min,ms_max,gflops}: the kit's cuBLAS in
   both math modes, median (min, max) of the processes' median ms, RUN/
@@ -92,6 +93,11 @@ def mark(facts, path, *names):
         facts.origin.update(dict.fromkeys(names, path))
 
 
+def mark_prefix(facts, path, prefix):
+    """mark() every name in facts that starts with prefix."""
+    mark(facts, path, *(n for n in facts if n.startswith(prefix)))
+
+
 class Sourced(dict):
     """Facts {name: value} that remember where each one was read:
     origin[name] is transcript() of the file read last (read, read_csv,
@@ -110,11 +116,13 @@ class Sourced(dict):
             self[name] = value
 
     def sources(self, ev_dir):
-        """{name: "evidence/FILE"} for the names read from a file in
-        ev_dir (a fact gpu_facts computes from no file has none)."""
-        return {n: "evidence/" + os.path.relpath(p, ev_dir).replace(
-            os.sep, "/") for n, p in sorted(self.origin.items())
-            if p and not os.path.relpath(p, ev_dir).startswith("..")}
+        """{name: "evidence/FILE"} for the names read from a file, ev_dir
+        being evidence/ (a file beside it: its path from the repository; a
+        fact read from no file, or from one farther away, has none)."""
+        out = {n: os.path.normpath(os.path.join("evidence", os.path.relpath(
+            p, ev_dir))).replace(os.sep, "/")
+            for n, p in sorted(self.origin.items()) if p}
+        return {n: p for n, p in out.items() if not p.startswith("..")}
 
 
 def spread(prefix, values, facts, names=("", "_min", "_max")):
@@ -143,6 +151,7 @@ def cublas_facts(d, m, facts):
                 facts[b + "gflops"] = statistics.median(
                     r["gflops"] for r in got)
         facts[f"lab.cublas.{run}.processes"] = len(paths)
+        mark_prefix(facts, os.path.join(d, run, KIT_CSV), f"lab.cublas.{run}.")
 
 
 def candidate_ms(d, run, name, n):
@@ -252,6 +261,8 @@ def map_facts(d, m, facts):
             spread(f"lab.map.{key}.{n}.ms",
                    candidate_ms(d, m.lab.kit_runs[-1], name + ".piped", n),
                    facts)
+            mark_prefix(facts, os.path.join(d, m.lab.kit_runs[-1], KIT_CSV),
+                        f"lab.map.{key}.{n}.ms")
 
 
 def depth_facts(d, m, facts):
@@ -281,6 +292,7 @@ def depth_facts(d, m, facts):
     facts["lab.depths.orders"] = " ".join(
         "<".join(str(s) for s in sorted(v, key=lambda s: v[s][
             "piped_over_sync"])) for _, v in sorted(rounds.items()))
+    mark_prefix(facts, os.path.join(d, "depths-*.csv"), "lab.depths.")
 
 
 def seed_facts(d, m, facts):
@@ -305,6 +317,8 @@ def seed_facts(d, m, facts):
         raise EvidenceError(f"{d}: no seed-lesson-*.csv row at N = {n}")
     spread("lab.seed.lesson.piped_ms",
            [r["piped_ms_median"] for r in rows], facts)
+    mark_prefix(facts, os.path.join(d, "seed-lesson-*.csv"),
+                "lab.seed.lesson.")
 
 
 def model_depths(root):
@@ -323,6 +337,7 @@ def loop_facts(d, m, facts, root="."):
     solution's runs, and the CPU model's depth of each loop."""
     def said(path):
         if not os.path.exists(path):
+            LAST_READ[0] = None      # read from no file
             return "not run"
         text = read(path)
         rc = EXIT.search(text)
@@ -341,6 +356,7 @@ def loop_facts(d, m, facts, root="."):
             raise EvidenceError(f"{MODEL_TESTS}: LOOPS has no {fixture}")
         b = f"lab.loops.{manifest.key(loop)}."
         facts[b + "model_depth"] = model[fixture]
+        mark(facts, os.path.join(root, MODEL_TESTS), b + "model_depth")
         for s in m.lab.loop_depths:
             facts[f"{b}s{s}.gpu"] = said(os.path.join(d, f"ex-{loop}-s{s}"
                                                       ".txt"))
@@ -349,6 +365,7 @@ def loop_facts(d, m, facts, root="."):
         raise EvidenceError(f"{d}: no ex-good-s*.txt")
     facts["lab.loops.good.runs"] = len(good)
     facts["lab.loops.good.passed"] = all(said(p) == "missed" for p in good)
+    mark_prefix(facts, os.path.join(d, "ex-good-s*.txt"), "lab.loops.good.")
 
 
 def facts_for(d, m=None, root="."):
@@ -358,7 +375,7 @@ def facts_for(d, m=None, root="."):
     stamp = litlib.read_stamp(read(os.path.join(d, "depths.txt")))
     if not re.fullmatch(r"[0-9a-f]{64}", stamp.get("source_sha256", "")):
         raise EvidenceError(f"{d}/depths.txt: no source_sha256 stamp")
-    facts = {}
+    facts = Sourced()
     for reader in (cublas_facts, lds_facts, map_facts, depth_facts,
                    seed_facts):
         reader(d, m, facts)
