@@ -12,12 +12,13 @@ DIR/*.facts.json: {"meta": {"kind", "source_sha256", "date", "transcript",
 most MAX_WORDS words}, optional "from": {name: the file it was read from,
 where not meta.transcript}}. MODULE's derive(facts, evidence) returns {name:
 (value, [names read])}, or (value, [], SOURCE) for a fact from no evidence,
-SOURCE saying where it comes from. Of two files giving a fact, fresh evidence wins,
-then the later date, then the later name. FORMAT shows a value: "-" as it
-is, "{:.1f} %" a Python format, "A|B" a boolean. OUT (written atomically):
-{"facts_schema": {name: description}, "facts": {name: {"text", "from",
-"stale"}}}, "text" and "from" as Markdown that shows them as they are
-(md_literal: pandoc reads metadata strings as Markdown). Evidence is current when its source_sha256 is --source-hash's,
+SOURCE saying where it comes from. Of two files giving a fact, fresh
+evidence wins, then the later date, then the later name. FORMAT shows a
+value: "-" as it is, "{:.1f} %" a Python format, "A|B" a boolean. OUT
+(written atomically): {"facts_schema": {name: description}, "facts":
+{name: {"text", "from", "stale"}}}, "text" and "from" as Markdown that
+shows them as they are (md_literal: pandoc reads metadata strings as
+Markdown). Evidence is current when its source_sha256 is --source-hash's,
 or its meta.source_tokens (the token digest of the sources it measured,
 litkit/tokens.py) is --token-hash's, or SOURCES.tsv (RAW<TAB>TOKENS<TAB>
 REVISION lines, for evidence from before meta.source_tokens) gives its
@@ -141,9 +142,9 @@ def load_evidence(path, schema, current, raw=None, tokens=None):
     whose meta.source_tokens is not tokens (the token digest now), unless
     meta.pinned names the commit it records (a dated record, never stale
     nor a relayout); a relayout when it is current but its sha256 is not
-    raw. GatherError for
-    bad JSON or meta, an unknown fact name (with the nearest legal ones), a
-    fact of another producer, a bad value or a bad "from"."""
+    raw. GatherError for bad JSON or meta, an unknown fact name (with the
+    nearest legal ones), a fact of another producer, a bad value or a bad
+    "from"."""
     try:
         obj = json.loads(litlib.read_text(path))
     except (OSError, ValueError) as e:
