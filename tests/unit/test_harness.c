@@ -164,7 +164,8 @@ TEST(test_reference_gemm) {
 /* Checked rows: every row up to N = 2048, one in 64 above; band 1 (and 0)
    is every row; band 64 has one row in each band and visits all 64 offsets
    in 64 bands; at N = 4096 and 8192 every 64- and 128-row tile holds a
-   checked row; a row past n - 1 is clamped to it. The banded reference's
+   checked row, a 128-row tile's at an even row in its top half and an odd
+   one below (so 64 of its positions); a row past n - 1 is clamped to it. The banded reference's
    row i is row day74_checked_row(i) of the full product, bit for bit (N =
    58, band 8: 8 rows, the last clamped from 59 to 57), its progress counts
    those rows, and the gather copies the same rows of a product. */
@@ -193,6 +194,9 @@ TEST(test_checked_rows) {
             for (size_t t = 0; t < n / tile; ++t)
                 assert_true(hit[t] >= 1);
         }
+    for (size_t i = 0; i < 128; ++i) /* a 128-row tile: even rows on top, */
+        assert_int_equal(day74_checked_row(i, 64, 8192) % 128 % 2,
+                         i % 2); /* odd rows below: 64 of 128 positions */
     assert_int_equal(day74_checked_row(1, 8, 10), 9); /* 8 + 5, clamped */
     assert_int_equal(day74_checked_row(7, 8, N), N - 1); /* 56 + 3 */
     assert_int_equal(day74_checked_row(3, 8, 0), 0);
