@@ -166,6 +166,7 @@ def load(path=PATH):
         groups = [_group(n, g, roots) for n, g in doc["group"].items()]
         step = doc["steps"]["groups"]
         lab = _lab(doc.get("lab"))
+        cards = dict(doc.get("cards", {}))
     except (KeyError, AttributeError, TypeError) as e:
         raise ManifestError(f"{path}: missing or malformed: {e}") from e
     depths = SimpleNamespace(**{k: _ints(d, k, "depths") for k in (
@@ -194,6 +195,9 @@ def load(path=PATH):
         raise ManifestError(f"{path}: a kernel file is swept, but not the "
                             f"first, {kernels[0].root}: the others are "
                             "swept beside it")
+    if not all(isinstance(k, str) and NAME.fullmatch(k)
+               for k in cards.values()):
+        raise ManifestError(f"{path}: [cards]: each key a fact name part")
     if [k.libcu for k in kernels if k.pair == "blocked"].count(True) != 1 \
             or type(processes) is not int or not NAME.fullmatch(step):
         raise ManifestError(f"{path}: want one blocked kernel with libcu = "
@@ -201,7 +205,8 @@ def load(path=PATH):
                             "a name")
     return SimpleNamespace(
         depths=depths, sizes=sizes, processes=processes, kernels=kernels,
-        groups=groups, step=step, lab=lab, residency=SimpleNamespace(
+        groups=groups, step=step, lab=lab, cards=cards,
+        residency=SimpleNamespace(
             dial=_settings(r, "dial"), groups=_settings(r, "groups")))
 
 
@@ -258,7 +263,8 @@ def _lists(m):
                 "residency.groups": list(m.residency.groups),
                 "groups": [g.name for g in m.groups],
                 "synccheck": [n for _, n, _ in synccheck(m)],
-                "swept": [k.name for k in m.kernels if k.swept]})
+                "swept": [k.name for k in m.kernels if k.swept],
+                "cards": list(m.cards.values())})
     out["swept_others"] = out["swept"][1:]   # beside the first, the lesson's
     lab = vars(m.lab)
     out.update({f"lab.{k}": [key(x) for x in v] for k, v in lab.items()

@@ -10,10 +10,13 @@ meta.kind or "derived"; {a,b} in NAME gives one line per choice, named by
 DIR/*.facts.json: {"meta": {"kind", "source_sha256", "date", "transcript",
 ...}, "facts": {name: unrounded number, boolean or one-line token of at
 most MAX_WORDS words}, optional "from": {name: the file it was read from,
-where not meta.transcript}}. MODULE's derive(facts, evidence) returns {name:
+where not meta.transcript}}; meta may add "rank" (a whole number; 0, the
+default, first) and "card" (KEY: its facts are also card.KEY.NAME where
+the schema names that). MODULE's derive(facts, evidence) returns {name:
 (value, [names read])}, or (value, [], SOURCE) for a fact from no evidence,
 SOURCE saying where it comes from. Of two files giving a fact, fresh
-evidence wins, then the later date, then the later name. FORMAT shows a
+evidence wins, then the lower rank, then the later date, then the later
+name. FORMAT shows a
 value: "-" as it is, "{:.1f} %" a Python format, "A|B" a boolean. OUT
 (written atomically): {"facts_schema": {name: description}, "facts":
 {name: {"text", "from", "stale"}}}, "text" and "from" as Markdown that
@@ -190,18 +193,21 @@ def load_evidence(path, schema, current, raw=None, tokens=None):
                     same and h != raw, origin)
 
 
-def merge(evidence):
+def merge(evidence, schema=()):
     """({name: Fact}, notes) from the Evidence list; see the docstring."""
-    ranked = sorted(evidence, key=lambda e: (not e.stale, e.meta["date"],
-                                             e.path))
+    ranked = sorted(evidence, key=lambda e: (
+        not e.stale, -int(e.meta.get("rank", "0")), e.meta["date"], e.path))
     facts, owner, notes = {}, {}, []
     for ev in ranked:
+        card = "card.%s." % ev.meta["card"] if "card" in ev.meta else None
         for name, value in ev.facts.items():
             if name in owner:
                 notes.append(f"{name}: {ev.path} replaces {owner[name]}")
             facts[name] = Fact(value, (ev.origin.get(name) or ev.meta.get(
                 "transcript") or ev.path,), ev.stale)
             owner[name] = ev.path
+            if card and card + name in schema:
+                facts[card + name] = facts[name]
     return facts, notes
 
 
@@ -293,7 +299,7 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
             print(f"gather: WARNING: stale evidence {ev.path}: made from "
                   f"sources {ev.meta['source_sha256'][:12]}..., the current "
                   f"tangle is {(raw or 'unknown')[:12]}...", file=log)
-    facts, notes = merge(evidence)
+    facts, notes = merge(evidence, schema)
     for n in notes:
         print("gather: note: " + n, file=log)
     add_derived(derive, facts, evidence, schema)

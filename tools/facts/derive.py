@@ -384,6 +384,37 @@ def derive(facts, evidence):
     put("verdict.wide", [f"wide.{n}.pct_cublas_min",
                          f"wide.{n}.pct_cublas_max"],
         lambda lo, hi: interval_verdict(lo, hi, 100))
+    out.update(card_verdicts(facts, evidence))
+    return out
+
+
+# The verdicts judged on each card of tools/manifest.toml's [cards] apart
+CARD_VERDICTS = ("ratio", "memcmp", "ldgsts", "stages", "residency",
+                 "synccheck", "blocked_target", "wide")
+
+
+def card_verdicts(facts, evidence):
+    """{card.KEY.verdict.V: (token, [card.KEY.gpu.name])}: each verdict of
+    CARD_VERDICTS and of the groups judged again on the facts of the one
+    card KEY's evidence (meta.card) beside the facts no GPU made; sourced,
+    and stale, as that card's gpu.name."""
+    out, gpu = {}, {n for e in evidence if e.meta["kind"] == "gpu"
+                    for n in e.facts}
+    names = CARD_VERDICTS + tuple(g.verdict["name"] for g in
+                                  manifest.load().groups if g.verdict)
+    for ev in evidence:
+        tag = f"card.{ev.meta.get('card')}."
+        if tag + "gpu.name" not in facts:
+            continue
+        fact = type(facts[tag + "gpu.name"])
+        view = {n: f for n, f in facts.items()
+                if n not in gpu and not n.startswith("card.")}
+        view.update({n: fact(v, (), ev.stale) for n, v in ev.facts.items()})
+        judged = derive(view, [ev])
+        for v in names:
+            token = judged.get("verdict." + v)
+            if token:
+                out[f"{tag}verdict.{v}"] = (token[0], [tag + "gpu.name"])
     return out
 
 

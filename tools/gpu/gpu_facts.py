@@ -675,6 +675,9 @@ def facts_for(pre, m=None):
             "transcript": f"evidence/{os.path.basename(pre)}-run-sm_80.txt"}
     if stamp.get("source_tokens"):   # (transcripts from before it: none)
         meta["source_tokens"] = stamp["source_tokens"]
+    if stamp["gpu"] in m.cards:   # gather: card.KEY.*; rank 0 the main card
+        meta["card"] = m.cards[stamp["gpu"]]
+        meta["rank"] = str(list(m.cards).index(stamp["gpu"]))
     return meta, facts
 
 
