@@ -86,11 +86,11 @@ UNIT_OBJS    := build/host/harness.o# what unit-test links with its tests
 LATEST       := pipelined_gemm# build/pipelined_gemm: the last built
 PROGRAMS     := $(KERNELS) $(BLOCKED_KERNELS) $(STUDENT) $(DEEP)# the binaries
 HOST_OBJS     = $(OBJDIR)/main.o build/host/harness.o $(OBJDIR)/wide_gemm.o
-# The compile checks (cuda.mk): CK/[blocked-|deep-]ARCH-sSTAGES.*, with
-# -DALLOW_DEEP_PIPELINE past the exercise's depths.
+# The compile checks (cuda.mk): CK/[blocked-|deep-|wide-]ARCH-sSTAGES.*,
+# with -DALLOW_DEEP_PIPELINE past the exercise's depths.
 CK       := build/checks/main
 CK_FILES := build/pipelined_gemm.cu blocked-=build/blocked_gemm.cu \
-            deep-=build/exercises/deep-solution.cu
+            deep-=build/exercises/deep-solution.cu wide-=build/wide_gemm.cu
 CK_PARAM := STAGES
 CK_FLAGS  = $(if $(filter-out $(EXERCISE_DEPTHS),$(call ck_param,$1)),\
               -DALLOW_DEEP_PIPELINE)
@@ -133,7 +133,8 @@ stage-limits: $(CK)/stage-limits.json ## no GPU: what each depth costs
 	@cat $(CK)/stage-limits.txt
 ## evidence-compile: no GPU: write evidence/compile-nvcc-<version>.*
 evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
-    build/source.sha256 build/source.tokens
+    build/source.sha256 build/source.tokens \
+    $(SASS_ARCHES:%=$(CK)/wide-%-s2.cubin)
 	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
 	@$(PY) -m tools.compile.checks evidence --dir $(CK) \
 	  --nvcc $(call sq,$(NVCC)) --cuobjdump $(call sq,$(CUOBJDUMP)) \

@@ -14,8 +14,8 @@ python3 -m tools.compile.checks CHECK --dir DIR ... (options: see main)
             holds one stage (--blocked-source's constants), its piped one N
             (dynamic), past LIMIT at some depth, with OPT_IN.
   evidence  OUT-DIR/compile-nvcc-<release>.txt (transcript) and .facts.json
-            from both reports (passing, and of the lesson's program: LESSON),
-            kept when only date and host would change.
+            from both reports (passing, of the lesson's program: LESSON) and
+            every kernel file's ptxas -v, kept when only date and host change.
 Depths by default: tools/manifest.toml's (the blocked pair's with
 --blocked-source); --refused by default: DIR/sm_80-sN.refused.
 sm80 and stages write JSON to --out and a summary to the .txt beside it
@@ -38,7 +38,8 @@ from litkit import litlib
 
 KERNELS = {"piped": "matmulTilePiped", "sync": "matmulTileSync",
            "blocked_piped": "matmulBlockedPiped",
-           "blocked_sync": "matmulBlockedSync"}
+           "blocked_sync": "matmulBlockedSync", "wide_piped": "matmulWidePiped",
+           "wide_sync": "matmulWideSync"}
 TILE, BLOCKED = ("piped", "sync"), ("blocked_piped", "blocked_sync")
 FAMILIES = ("copy", "mbarrier_arrive", "commit_group", "wait_group",
             "wait_all", "other")
@@ -63,6 +64,7 @@ PTXAS_ENTRY = re.compile(
 PTXAS_SPILL = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill "
                          r"stores, (\d+) bytes spill loads")
 PTXAS_USED = re.compile(r"ptxas info\s*: Used (\d+) registers(.*)$")
+SPILLS = ("stack", "spill_stores", "spill_loads", "spill_bytes")
 
 
 def kernel_role(name):
@@ -156,16 +158,18 @@ def sass_opcodes(text):
 
 def ptxas_report(text):
     """Per kernel in `nvcc -Xptxas -v` output: {name: {"registers" (per
-    thread), "smem_bytes" (static, per block), "spill_bytes" (stores plus
-    loads)}}. ValueError for a kernel without "Used N registers"."""
+    thread), "smem_bytes" (static, per block), SPILLS (bytes per thread;
+    spill_bytes: stores plus loads)}}. ValueError for a kernel without
+    "Used N registers"."""
     kernels, current = {}, None
     for line in text.splitlines():
         if m := PTXAS_ENTRY.search(line):
-            current = kernels[m.group(1)] = {"spill_bytes": 0}
+            current = kernels[m.group(1)] = dict.fromkeys(SPILLS, 0)
         elif current is None:
             continue
         elif m := PTXAS_SPILL.search(line):
-            current["spill_bytes"] = int(m.group(2)) + int(m.group(3))
+            current.update(zip(SPILLS, map(int, m.groups())),
+                           spill_bytes=int(m.group(2)) + int(m.group(3)))
         elif m := PTXAS_USED.search(line):
             smem = re.search(r"(\d+) bytes smem", m.group(2))
             current.update(registers=int(m.group(1)),
@@ -307,8 +311,8 @@ def stage_bytes(source, prefix):
 
 def analyse_blocked(reports, source, fail):
     """Check the blocked pair's ptxas reports ({arch: {depth: report}})
-    against source, its file's text; fail(message) per finding;
-    ValueError from stage_bytes. Returns the result dict."""
+    against source, its file's and the launch path's text; fail(message)
+    per finding; ValueError from stage_bytes. Returns the result dict."""
     table, over, stage = {}, set(), stage_bytes(source, "kBlocked")
     for arch, by_depth in reports.items():
         table[arch] = {}
@@ -470,7 +474,7 @@ def stages(a, fail):
     if a.blocked_stages:
         res["blocked"] = b = analyse_blocked(reports(
             "blocked-", a.blocked_stages), litlib.read_text(
-                a.blocked_source), fail)
+                a.blocked_source) + litlib.read_text(a.tile_source), fail)
         lines.append(f"  blocked pair: one stage = 4 x kBlockedK x (kBlockedM"
                      f" + kBlockedN) = {b['stage_bytes']} B, dynamic")
         for arch, rows in b["table"].items():
@@ -493,8 +497,9 @@ STAGES = 2
 MBARRIER_OPS = ("arrive", "init", "inval", "test_wait", "try_wait")
 
 
-def facts_of(check, limits, release, full):
-    """The facts of the checks' JSON reports: {name: number or token}."""
+def facts_of(check, limits, release, full, ptxas):
+    """The facts of the checks' JSON reports and of ptxas ({arch: {kernel:
+    ptxas_report}} of every kernel file): {name: number or token}."""
     facts = {"compile.nvcc_version": full, "compile.nvcc_release": release}
     for arch, rec in check["ptx"].items():
         a = "ptx." + arch.replace("_", "")
@@ -520,15 +525,20 @@ def facts_of(check, limits, release, full):
             [(blocked["table"], BLOCKED)] if blocked else []):
         for arch, rows in table.items():
             for n, row in rows.items():
-                for role, key in ((piped, f"s{n}.{piped}"), (sync, sync)):
-                    if role == piped or int(n) == STAGES:
-                        base = f"ptxas.{arch.replace('_', '')}.{key}"
-                        facts[base + ".smem"] = row[role]["smem_bytes"]
-                        facts[base + ".registers"] = row[role]["registers"]
-                    spill += row[role]["spill_bytes"]
+                base = f"ptxas.{arch.replace('_', '')}.s{n}.{piped}"
+                facts[base + ".smem"] = row[piped]["smem_bytes"]
+                facts[base + ".registers"] = row[piped]["registers"]
+                spill += row[piped]["spill_bytes"] + row[sync]["spill_bytes"]
                 if "dynamic_bytes" in row[piped]:
                     facts[f"stages.blocked.s{n}.dynamic_bytes"] = \
                         row[piped]["dynamic_bytes"]
+    for arch, kernels in ptxas.items():   # no table holds the wide pair
+        for name, k in kernels.items():
+            role = kernel_role(name)
+            facts.update({f"ptxas.{arch.replace('_', '')}.{role}."
+                          f"{r.removesuffix('_bytes')}": k[r] for r in
+                          ("registers", "smem_bytes", *SPILLS[:3])})
+            spill += k["spill_bytes"] if role.startswith("wide") else 0
     if blocked:
         facts["stages.blocked.stage_bytes"] = blocked["stage_bytes"]
     facts.update({"ptxas.spill_bytes": spill,
@@ -558,7 +568,8 @@ def build(a):
     sass, refused = sorted(limits["table"]), limits["refused_stages"]
     cubins = [f"{u}{x}-s{n}" for u, r in (("", limits),
                                           ("blocked-", limits.get("blocked")))
-              if r for x in sass for n in sorted(map(int, r["table"][sass[0]]))]
+              if r for x in sass for n in sorted(map(int, r["table"][sass[0]]))
+              ] + [f"wide-{x}-s{STAGES}" for x in sass]
     both = ("", "blocked-") if check.get("blocked") else ("",)
     version = litlib.run_version(a.nvcc).strip()
     release, full = litlib.nvcc_version(version)
@@ -592,7 +603,9 @@ def build(a):
     L += ["", f"== STAGES={refused} with -DALLOW_DEEP_PIPELINE: the "
           "compiler's output, verbatim =="]
     L += [x for x in read(f"sm_80-s{refused}.refused.log").splitlines() if x]
-    facts = facts_of(check, limits, release, full)
+    facts = facts_of(check, limits, release, full, {x: {
+        k: v for u in ("", "blocked-", "wide-") for k, v in ptxas_report(
+            read(f"{u}{x}-s{STAGES}.ptxas.txt")).items()} for x in sass})
     L += ["", f"== Facts (also in compile-nvcc-{release}.facts.json) =="]
     L += [f"{k} = {v}" for k, v in sorted(facts.items())]
     tokens = litlib.read_text(a.source_tokens).strip()

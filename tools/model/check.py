@@ -84,8 +84,8 @@ sizes, every read and every copy was ordered as the rules require.
 
 Dynamic shared memory (`extern __shared__`; CUDA C++ Programming Guide,
 "Technical Specifications per Compute Capability" for the limits): before
-it runs the block, the model calls the file's own entry points,
-day74_basic_configure and day74_basic_launch, which launch nothing but
+it runs the block, the model calls the file's own launch path,
+day74_configure and day74_launch of day74_basic, which launch nothing but
 record the attribute cudaFuncAttributeMaxDynamicSharedMemorySize and the
 bytes the launch passes. A launch past 48 KiB without the attribute raised
 that far, or past 227 KiB (the most on compute capability 9.0), fails
@@ -137,9 +137,9 @@ extern "C" int lit_launch_piped(const float* a, const float* b, float* c,
                                 int n)
 {
     day74_kernel_info info;
-    cudaError_t err = day74_basic_configure(DAY74_PIPED, 0, &info);
+    cudaError_t err = day74_configure(&day74_basic, DAY74_PIPED, 0, &info);
     if (err == cudaSuccess)
-        err = day74_basic_launch(DAY74_PIPED, a, b, c, n, 0, nullptr);
+        err = day74_launch(&day74_basic, DAY74_PIPED, a, b, c, n, 0, nullptr);
     return static_cast<int>(err);
 }
 """

@@ -233,7 +233,7 @@
       .forEach(function (t) {
         var wrap = t.parentNode;
         wrap.classList.remove('too-narrow');
-        if (t.offsetWidth > wrap.clientWidth + 1)
+        if (t.getBoundingClientRect().width > wrap.clientWidth + 0.5)
           wrap.classList.add('too-narrow');
       });
   }
