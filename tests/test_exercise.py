@@ -247,9 +247,15 @@ __device__ __forceinline__ StageTiles* dynamicStages()
     extern __shared__ {align}unsigned char dynamicSmem[];
     return reinterpret_cast<StageTiles*>(dynamicSmem{offset});
 }}
+
+static cudaError_t allowDynamicShared(const void* kernel, std::size_t bytes)
+{{
+    return {allow};
+}}
 """
 RIGHT = dict(bytes="kStages * sizeof(StageTiles)", align="__align__(16) ",
-             offset="")
+             offset="", allow="cudaFuncSetAttribute(kernel, cudaFuncAttribute"
+             "MaxDynamicSharedMemorySize, static_cast<int>(bytes))")
 # Each wrong part 1 (the solution, one thing changed) and its message.
 DEEP_WRONG = {
     "launch-too-small": (dict(bytes="(kStages - 1) * sizeof(StageTiles)"),
@@ -263,6 +269,11 @@ DEEP_WRONG = {
                     r"1-byte aligned"),
     "carved-at-byte-8": (dict(offset=" + 8"), r"STAGES=6, .*byte 8 of dynamic "
                       r"shared memory, is not 16-byte aligned"),
+    "not-allowed": (dict(allow="cudaSuccess"), r"STAGES=8, N=64 \(4 "
+                    r"K-slices\), the launch: the launch of matmulTilePiped "
+                    r"asks for 65536 bytes of dynamic shared memory, past "
+                    r"48 KiB, while its cudaFuncAttributeMaxDynamicShared"
+                    r"MemorySize is 0: the runtime refuses the launch"),
     "past-opt-in": (dict(bytes="kStages * sizeof(StageTiles) * 4"),
                     r"STAGES=8, N=64 \(4 K-slices\), the launch: the launch "
                     r"of matmulTilePiped asks for 262144 bytes of dynamic "
