@@ -667,12 +667,9 @@ def test_lab_verdict_helpers():
     assert [derive.interval_verdict(lo, hi, 0.99) for lo, hi in (
         (0.99, 1.0), (0.98, 0.989), (0.989, 0.991))] == [
         "held", "failed", "inconclusive"]
-    assert derive.faster_mode(.37, .38, .34, .35, 2.7, 2.8, 2.5, 2.6) == \
-        "pedantic"
-    assert derive.faster_mode(.33, .38, .34, .35, 2.7, 2.8, 2.5, 2.6) == \
-        "pedantic or level"
-    assert derive.faster_mode(.33, .34, .35, .36, 2.7, 2.8, 2.5, 2.6) == \
-        "mixed"
+    assert [derive.faster_mode(*q, 2.7, 2.8, 2.5, 2.6) for q in (
+        (.37, .38, .34, .35), (.33, .38, .34, .35), (.33, .34, .35, .36))] \
+        == ["pedantic", "pedantic or level", "mixed"]
     assert derive.map_speed(1.0, 1.1, 2.0, 2.1, 0.8, 0.9, 1.8, 1.9) == \
         "faster"
     assert derive.map_speed(1.0, 1.1, 2.0, 2.1, 1.05, 1.2, 1.8, 1.9) == \
