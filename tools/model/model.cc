@@ -1,15 +1,10 @@
 // model.cc: the CPU model of the async-copy rules that tools/model/check.py
 // links with a kernel file compiled as host C++ (include/lit_gpu.h stands
-// in for the GPU). It runs one block of matmulTilePiped, its threads as
-// coroutines, and fails at the first read or copy the rules do not allow.
-// The rules, and what the model leaves out, are in check.py's docstring;
-// each rule below names the PTX ISA section it comes from.
-//
-// Dynamic shared memory (extern __shared__, see lit_gpu.h): one area of
-// the same section, of the bytes the program's own entry point launches
-// matmulTilePiped with (lit_launch_piped, check.py's appendix), at an
-// address with the declared alignment and no more.
-//
+// in for the GPU): one block of matmulTilePiped, its threads as coroutines,
+// failing at the first read or copy the rules (check.py's docstring; each
+// below names its PTX ISA section) do not allow. Dynamic shared memory:
+// one area of the launch's bytes (lit_launch_piped, check.py's appendix),
+// at an address with the declared alignment and no more.
 // Usage: model --sizes 64,128 --stage-offset BYTES
 // Prints one line: "PASS\truns\tmost" (most: the most K-slices one thread
 // had in flight) or "FAIL\tN\torder\tmessage\ttrace" (trace: a failing
