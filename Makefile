@@ -46,7 +46,7 @@ HASHED  := $(PROGRAM) $(addsuffix .cu,$(filter-out pipelined_gemm,$(KERNELS)) \
 HASH_MACRO := DAY74_SOURCE_HASH
 FORMATTED  := $(filter-out %student.cu,$(ROOTS:%=build/clean/%))# not yours
 DOWNLOADS  := $(PROGRAM)
-PAGES      := index lab program# as day74.nw declares them; the lesson first
+PAGES      := index lab program record# as day74.nw declares them; the lesson first
 SCHEMA     := build/schema.tsv# with the manifest's lists in its @{...} rows
 DERIVE     := tools.facts.derive# and make stale-evidence
 FACTS_DEPS := tools/facts/derive.py

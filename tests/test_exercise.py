@@ -99,6 +99,10 @@ LOOPS = {
                             r"into stage 0's [AB] tile \({L}\) overwrites an "
                             r"element of K-slice 0 that thread \d+ read with "
                             r"no barrier between"),
+    # one slice ahead, one barrier: the refill read, not "never committed"
+    "refill-one-ahead": (2, r"race: thread \d+'s copy of K-slice 2's [AB] "
+                         r"into stage 0's [AB] tile \({L}\) overwrites an "
+                         r"element of K-slice 0 that thread \d+ still reads"),
     # PTX ISA, bar, barrier: bar.sync is aligned, one statement for all
     "divergent-barrier": (2, r"divergent barrier: threads 0-127 wait at "
                           r"__syncthreads\(\) at {L} and threads 128-255 "
@@ -141,14 +145,20 @@ def test_wrong_loop_fails_in_model(scratch, name):
                          rf".*(?:{lines})\.$", p.stdout.strip()), p.stdout
 
 
-def test_model_passes_two_barrier_loop(scratch):
-    """A correct loop unlike the solution (fetch, wait with kStages - 1
-    groups in flight, a barrier either side of the compute) passes."""
+@pytest.mark.parametrize("name,note", [("two-barriers", False),
+                                       ("one-ahead-two-barriers", True)])
+def test_model_passes_two_barrier_loop(scratch, name, note):
+    """Correct loops unlike the solution (a barrier either side of the
+    compute) pass; the one that fetches one slice ahead at every depth is
+    told that it ignores the depth, the one fetching kStages - 1 ahead not."""
     chunk(scratch, pathlib.Path(FIXTURES, "exercise", "loops",
-                                "two-barriers.txt").read_text())
+                                name + ".txt").read_text())
     tangle_student(scratch)
     p = run(CHECK_MODEL + ["build/exercises/student.cu"], cwd=scratch)
     assert p.returncode == 0 and p.stdout.startswith("PASS"), p.stdout
+    assert ("\nNOTE the loop is correct but ignores the depth: at STAGES="
+            + ",".join(map(str, manifest.load().depths.exercise)) +
+            " alike a thread had at most 2" in p.stdout) == note
 
 
 def test_model_times_out(scratch, monkeypatch):
@@ -236,9 +246,15 @@ __device__ __forceinline__ StageTiles* dynamicStages()
     extern __shared__ {align}unsigned char dynamicSmem[];
     return reinterpret_cast<StageTiles*>(dynamicSmem{offset});
 }}
+
+static cudaError_t allowDynamicShared(const void* kernel, std::size_t bytes)
+{{
+    return {allow};
+}}
 """
 RIGHT = dict(bytes="kStages * sizeof(StageTiles)", align="__align__(16) ",
-             offset="")
+             offset="", allow="cudaFuncSetAttribute(kernel, cudaFuncAttribute"
+             "MaxDynamicSharedMemorySize, static_cast<int>(bytes))")
 # Each wrong part 1 (the solution, one thing changed) and its message.
 DEEP_WRONG = {
     "launch-too-small": (dict(bytes="(kStages - 1) * sizeof(StageTiles)"),
@@ -252,6 +268,11 @@ DEEP_WRONG = {
                     r"1-byte aligned"),
     "carved-at-byte-8": (dict(offset=" + 8"), r"STAGES=6, .*byte 8 of dynamic "
                       r"shared memory, is not 16-byte aligned"),
+    "not-allowed": (dict(allow="cudaSuccess"), r"STAGES=8, N=64 \(4 "
+                    r"K-slices\), the launch: the launch of matmulTilePiped "
+                    r"asks for 65536 bytes of dynamic shared memory, past "
+                    r"48 KiB, while its cudaFuncAttributeMaxDynamicShared"
+                    r"MemorySize is 0: the runtime refuses the launch"),
     "past-opt-in": (dict(bytes="kStages * sizeof(StageTiles) * 4"),
                     r"STAGES=8, N=64 \(4 K-slices\), the launch: the launch "
                     r"of matmulTilePiped asks for 262144 bytes of dynamic "

@@ -185,6 +185,26 @@ def read_pages(first):
             for p in page_files(first)}
 
 
+def test_lesson_links_reach_lab_notes(pages):
+    """Each lesson link into the lab notes lands on a note in their shape
+    (question, what ran, result, verdict, what it means for the lesson),
+    which links back to the lesson and on to the record."""
+    lesson, lab = (pages[p] for p in PAGES[:2])
+    heads = list(re.finditer(r'<h([23])[^>]*\bid="(lab-[^"]+)"', lab))
+    notes = {m[2]: lab[m.end():next((n.start() for n in heads[i + 1:]
+                                      if n[1] <= m[1]), len(lab))]
+             for i, m in enumerate(heads)}
+    linked = set(re.findall(r'href="lab\.html#(lab-[^"]+)"', lesson))
+    assert linked and linked <= set(notes), linked - set(notes)
+    for name in linked:
+        parts = re.findall(r"<strong>(Question|What ran|Result|Verdict|For "
+                           r"the lesson)\.", notes[name])
+        assert parts[:5] == ["Question", "What ran", "Result", "Verdict",
+                             "For the lesson"], (name, parts)
+        assert 'href="index.html#' in notes[name], name
+        assert 'href="record.html#record-' in notes[name], name
+
+
 def resolver(pages):
     """resolve(path, href) for pages ({path: text}): for a link to "#id" or
     "FILE#id" (FILE one of the pages) from page path, (the page it names,

@@ -138,7 +138,7 @@ def test_no_stamp_after_a_failed_install(tmp_path):
 
 
 # The woven pages (the Makefile's PAGES, as NAME.html in site/).
-PAGES = ("index.html", "lab.html", "program.html")
+PAGES = ("index.html", "lab.html", "program.html", "record.html")
 
 
 def built():

@@ -28,8 +28,8 @@ KERNELS = [f"{CONFIG}/pipelined_gemm.o", f"{CONFIG}/blocked_gemm.o",
 BUILT = KERNELS + [f"{CONFIG}/main.o", BIN, "build/host/harness.o",
                    "build/host/cc.cmd"]
 # What make tangle site writes that must match the real build byte for byte.
-PAGE = ["site/index.html", "site/lab.html", "site/program.html",
-        "build/source.sha256", "build/facts.json"] + [
+PAGE = [f"site/{p}.html" for p in ("index", "lab", "program", "record")] + [
+    "build/source.sha256", "build/facts.json"] + [
     f"site/downloads/{n}" for n in PROGRAM + ["source_hash.h"]]
 PROSE = "This sentence was appended by the tangle test; it is prose, not code."
 ANCHOR = b"<<the CPU reference>>=\n"

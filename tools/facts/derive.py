@@ -16,6 +16,7 @@ that the gathered facts (build/facts.json) mark as of other sources.
 
 import json
 import os
+import re
 import sys
 from tools import manifest
 
@@ -121,13 +122,16 @@ def interval_verdict(lo, hi, floor):
         else "inconclusive"
 
 
-def faster_mode(*ms):
-    """The faster cuBLAS math mode by median time: ms holds (default,
-    pedantic) pairs; "pedantic" or "default" when every pair agrees,
-    "mixed" otherwise."""
-    won = {"pedantic" if p < d else "default"
-           for d, p in zip(ms[0::2], ms[1::2])}
-    return won.pop() if len(won) == 1 else "mixed"
+def faster_mode(*q):
+    """The faster cuBLAS math mode, judged on ranges: q holds (default
+    min, max, pedantic min, max) per run and size, in ms; a mode wins a
+    quadruple when its slowest process beat the other's fastest, else the
+    two are level. "pedantic" or "default" when it wins every one, "MODE
+    or level" when it wins some and the rest are level, "level", "mixed"."""
+    won = {"pedantic" if pmax < dmin else "default" if dmax < pmin else
+           "level" for dmin, dmax, pmin, pmax in zip(*[iter(q)] * 4)}
+    return "mixed" if won >= {"pedantic", "default"} else " or ".join(
+        sorted(won, key="level".__eq__))
 
 
 def map_speed(*v):
@@ -209,9 +213,23 @@ def derive(facts, evidence):
                           ("sync", "sync")):
         put(f"occupancy.sm80.{kernel}.blocks_per_sm",
             [f"ptxas.sm80.{build}.registers"], blocks_per_sm_cc80)
-    put("ncu.basic.sync.fma_ceiling_pct",
-        ["ncu.basic.sync.wavefronts_per_ffma"],
-        lambda w: 100 * min(1, FMA_PER_WAVEFRONT / w))
+    put("smem.stage_bytes", ["ptxas.sm80.s4.piped.smem",
+                             "ptxas.sm80.s5.piped.smem"],
+        lambda four, five: five - four)
+    # Two caps on the FMA pipe: shared memory's (1 wavefront per 4 FMA
+    # instructions) and the issue slots' (one instruction per scheduler and
+    # cycle, so at most the FFMAs' share of the instructions executed).
+    for k in ("sync", "piped"):
+        b = f"ncu.basic.{k}."
+        put(b + "fma_ceiling_pct", [b + "wavefronts_per_ffma"],
+            lambda w: 100 * min(1, FMA_PER_WAVEFRONT / w))
+        put(b + "ffma_issue_pct", [b + "op.ffma", b + "op.total"],
+            lambda f, t: 100 * f / t)
+        put(b + "per_warp_slice", [b + "op.total", "ncu.basic.warp_slices"],
+            lambda t, w: t / w)
+    put("ncu.basic.code_extra_per_warp_slice", [
+        "ncu.basic.piped.code.s2.per_warp_slice", "ncu.basic.sync.op.total",
+        "ncu.basic.warp_slices"], lambda p, s, w: p - s / w)
     put("clock.range_mhz", ["clock.min_mhz", "clock.max_mhz"],
         lambda lo, hi: f"{lo:.0f}" if lo == hi else f"{lo:.0f}–{hi:.0f}")
     for n in m.sizes["residency"]:
@@ -288,6 +306,12 @@ def derive(facts, evidence):
         for k in ("sync", "piped"):
             put(f"run.sm_80.{n}.{k}_us", [f"run.sm_80.{n}.{k}_ms"],
                 lambda ms: 1000 * ms)
+    # The default build's gain as the results table shows it: "≈ 0" where
+    # the residency runs' processes at natural residency reach 0.0 %.
+    for n in m.sizes["residency"]:
+        put(f"run.sm_80.{n}.gain_shown", [
+            f"residency.natural.{n}.gain_min", f"run.sm_80.{n}.gain"],
+            lambda lo, g: "≈ 0" if lo < 0.05 else f"{g:.1f} %")
     for b in ("ncu.basic.sync.", "ncu.basic.piped.", "ncu.thread.piped."):
         reasons = [n for n in facts if n.startswith(b + "stall_cpi.")]
         for name in reasons:
@@ -424,13 +448,14 @@ def lab_verdicts(put, facts, m):
     wavefront rule, the depth order over rounds and calls, the seed, the
     wrong loops on the GPU. put: derive()'s."""
     lab, (one,) = m.lab, m.sizes["one"]
-    modes = [f"lab.cublas.{r}.{mode}.{n}.ms" for n in lab.kit_sizes
-             for r in lab.kit_runs for mode in ("default", "pedantic")]
+    modes = [f"lab.cublas.{r}.{mode}.{n}.ms_{k}" for n in lab.kit_sizes
+             for r in lab.kit_runs for mode in ("default", "pedantic")
+             for k in ("min", "max")]
     for n in lab.kit_sizes:
         put(f"lab.cublas.{n}.faster", [x for x in modes if f".{n}." in x],
             faster_mode)
-    put("verdict.cublas_mode", modes, lambda *ms: faster_mode(*ms) +
-        (" faster" if faster_mode(*ms) != "mixed" else ""))
+    put("verdict.cublas_mode", modes, lambda *q: re.sub(
+        r"^(pedantic|default)", r"\1 faster", faster_mode(*q)))
     cases = [(w, manifest.key(p)) for w in lab.lds_widths
              for p in lab.lds_patterns]
     names = [f"lab.lds.{w}.{p}.{k}" for w, p in cases

@@ -13,10 +13,9 @@ only if the one before passed: (1) the stub's token: one line, no
 compiler; (2) nvcc -ptx -arch=sm_80 (the #line tangle: errors name
 day74.nw's lines; without nvcc, steps 2 and 4 are skipped, said so);
 (3) the CPU model of the copy rules (tools/model/check.py, any machine):
-one block at the exercise's depths of tools/manifest.toml (and
---stages) and N = 64, 128, in four
-thread orders, names the thread, K-slice, stage and lines of a broken
-rule; (4) matmulTilePiped's PTX holds cp.async copies, commit_group,
+one block at the manifest's exercise depths (and --stages), N = 64, 128,
+four thread orders, names the thread, K-slice, stage and lines of a
+broken rule, and notes a loop that ignores the depth; (4) matmulTilePiped's PTX holds cp.async copies, commit_group,
 wait_group, bar.sync, no mbarrier arrive (cuda::pipeline, named as
 such); (5) make builds it and the lesson's binary; it runs at 3 sizes
 --check-only, exit 3 or 4 (no GPU, too old) ending the check, passed;

@@ -1,111 +1,72 @@
 """check: run a kernel file's matmulTilePiped in the CPU model of the
 async-copy rules (no GPU): the copy, commit, wait and barrier rules of the
-PTX ISA, checked for every interleaving of one block the model tries.
+PTX ISA, checked in every interleaving of one block the model tries.
 
 Usage: python3 -m tools.model.check FILE.cu [--stages S,S,...]
   [--sizes 64,128] [--who "your loop"] [--out build/model]
 
-FILE.cu is a kernel file tangled from day74.nw (with its #line directives).
-It is compiled as host C++ (g++, or $CXX) against include/lit_gpu.h, which
-stands in for the GPU, and linked with model.cc, which runs ONE block (the
-last of the grid) of matmulTilePiped at each size and depth, its 256
-threads as coroutines, in four deterministic orders: lockstep (each thread
-one primitive per turn, forward), then each thread running until it blocks,
-forward, reverse and in a fixed permutation (Fisher-Yates from mt19937's
-raw outputs: the same with any C++ standard library). Prints one PASS
-line, or a FAIL line naming the depth, the size, the order and what
-happened (the thread, the K-slice, the stage, the day74.nw lines of the
-copy, the commit, the wait and the barrier); exit 0 passed, 1 failed (or
-did not compile, or did not finish), 2 usage.
+FILE.cu, a kernel file tangled from day74.nw (#line directives kept), is
+compiled as host C++ (g++, or $CXX) against include/lit_gpu.h, the stand-in
+for the GPU, and linked with model.cc, which runs ONE block (the grid's
+last) at each size and depth, its 256 threads as coroutines, in four fixed
+orders: lockstep (one primitive per turn), then each thread until it
+blocks, forward, reverse and shuffled (Fisher-Yates from mt19937's raw
+outputs: the same with any standard library). Prints one PASS line (and a
+NOTE when no thread ever had more K-slices in flight at one depth than at
+another: a loop that ignores kStages), or a FAIL line naming the depth,
+size, order and what happened (thread, K-slice, stage, and the day74.nw
+lines of the copy, commit, wait and barrier); exit 0 passed, 1 failed (or
+did not compile or finish), 2 usage.
 
-The rules modelled (PTX ISA 8.5, CUDA 12.6.2; section titles of chapter 9,
-Instruction Set):
-- "Data Movement and Conversion Instructions: cp.async": a copy is
-  asynchronous, performed as weak writes, in no order with any other
-  access. A copy moves 4, 8 or 16 bytes, both addresses aligned to its
-  size, into shared memory (here: from A or B).
-- "Completion Mechanisms for Asynchronous Copy Operations" (9.7.9.25.1):
-  a copy completes through the async-group way (9.7.9.25.1.1:
-  commit_group, wait_group) or the mbarrier-based one (9.7.9.25.1.2: here
-  cuda::pipeline); reading its destination before it completes is
-  undefined. The model: from its issue to its completion the
-  destination's words are pending; a read of a pending word (by any
-  thread, the issuer included) fails; a copy into a word another copy
-  still has in flight fails; a copy into a word another thread read fails
-  unless that read is ordered before the issue: by a barrier, or with
-  cuda::pipeline by the reader's consumer_release of that stage and the
-  issuer's producer_acquire. A thread that uses both mechanisms fails:
-  the model follows one per thread.
-- "cp.async.commit_group": commits the thread's uncommitted copies as one
-  group (possibly empty); groups belong to the thread.
-- "cp.async.wait_group / cp.async.wait_all": wait_group N returns when at
-  most the N newest groups of the executing thread are pending; the older
-  groups are complete and their writes visible to that thread. Copies not
-  committed are not covered by wait_group (wait_all, defined as
-  commit_group then wait_group 0, would cover them; the model has no
-  wait_all). The model lands each copy at the LATEST moment this allows:
-  at the first wait of its thread that covers its group; until then its
-  words are pending.
-- "Parallel Synchronization and Communication Instructions: bar, barrier"
-  (9.7.13.1; bar.sync, __syncthreads()): every thread of the block
-  arrives; memory accesses before it are ordered before accesses after
-  it, for every thread of the CTA. bar.sync is barrier.sync.aligned: all
-  threads must execute the same barrier instruction, so a release whose
-  threads wait at different __syncthreads() statements (call sites,
-  __FILE__:__LINE__) fails, naming two sites and their threads (one
-  __syncthreads() in a function called from two places counts as one
-  site). It does not complete copies. A landed copy of thread u is
-  visible to thread t != u only when a barrier orders u's wait before t's
-  read (vector clocks over the barriers). A barrier that a thread which
-  has returned never reaches is a hang.
-- cuda::pipeline at block scope (libcu++; "cp.async.mbarrier.arrive",
-  "mbarrier.test_wait/mbarrier.try_wait"): each thread's k-th
-  producer_commit adds its copies to stage use k (stage k % depth); they
-  complete when every thread has committed use k, at the first
-  consumer_wait that sees it, and are visible to each thread that waited on
-  use k (or is ordered after one that did). producer_acquire of use k
-  waits until every thread released use k - depth, and is ordered after
-  those releases. A wait no thread can satisfy is a hang, named as such;
-  make_pipeline synchronises the block.
-The model checks nothing stricter: it does not require copies of one
-group to be of one stage. A shared value is checked where it reaches
-__fmaf_rn (each shared word holds a NaN naming it, which the stand-in
-__fmaf_rn looks up); any other use of a shared value that reaches C fails
-as a NaN in C, and a use that does not reach C is not checked. Then the
-block's tile of C is compared with the exact product (small integers).
+The rules (PTX ISA 8.5, CUDA 12.6.2, chapter 9 section titles):
+- "cp.async": a copy of 4, 8 or 16 bytes, both addresses aligned to its
+  size, into shared memory, asynchronous, as weak writes in no order with
+  any other access. From issue to completion its words are pending: a read
+  of one fails (issuer included), another copy into one fails, and a copy
+  over a word another thread read fails unless that read is ordered before
+  the issue (a barrier; with cuda::pipeline, the reader's consumer_release
+  and the issuer's producer_acquire). A read of what such a copy
+  overwrites, by a thread that saw the old bytes, fails as that race.
+- "Completion Mechanisms for Asynchronous Copy Operations": a copy
+  completes through the async-group way (commit_group, wait_group) or the
+  mbarrier way (cuda::pipeline); the model follows one per thread and fails
+  a thread that mixes them.
+- "cp.async.commit_group" / "cp.async.wait_group": groups are per thread;
+  wait_group N returns when at most the N newest groups are pending. Each
+  copy lands at the LATEST moment allowed, the first covering wait of its
+  thread; copies never committed are covered by none.
+- "bar, barrier" (bar.sync, __syncthreads()): orders every thread's
+  accesses before it before those after it; it completes no copy. A landed
+  copy of thread u is visible to thread t only when a barrier orders u's
+  wait before t's read (vector clocks). bar.sync is aligned: a release
+  whose threads wait at different statements fails; a barrier a returned
+  thread never reaches is a hang.
+- cuda::pipeline at block scope ("cp.async.mbarrier.arrive",
+  "mbarrier.test_wait/try_wait"): each thread's k-th producer_commit adds
+  its copies to stage use k; they complete when every thread has committed
+  use k, at the first consumer_wait that sees it, visible to the threads
+  that waited (or are ordered after one); producer_acquire of use k waits
+  for every release of use k - depth. A wait none can satisfy is a hang.
+Shared values are checked where they reach __fmaf_rn (each shared word
+holds a NaN naming it); any other use reaching C fails as a NaN in C.
+Then the block's tile of C is compared with the exact product.
 
-Why the orders: which access breaks a rule is decided by happens-before
-(vector clocks over barriers, wait_group and the pipeline's arrivals and
-waits), not by the order the run happened to take; a read before a copy
-landed fails as "before ... has landed" in one order and as a race in
-another, but fails in both. The orders only change which thread and which
-message come first. A pass says: in every order tried, at those depths and
-sizes, every read and every copy was ordered as the rules require.
+The orders change only which failure is met first: happens-before (vector
+clocks over barriers, waits and the pipeline's arrivals) decides what
+breaks a rule. Dynamic shared memory: the model first calls the file's own
+launch path (day74_configure, day74_launch of day74_basic), which launch
+nothing but
+record cudaFuncAttributeMaxDynamicSharedMemorySize and the launch's bytes;
+a launch past 48 KiB not allowed that far, or past 227 KiB, fails
+(static shared memory is not added: make stage-limits counts it). The
+area has the launch's bytes and the alignment its declaration states, no
+more: a misaligned or out-of-bounds copy fails.
 
-Dynamic shared memory (`extern __shared__`; CUDA C++ Programming Guide,
-"Technical Specifications per Compute Capability" for the limits): before
-it runs the block, the model calls the file's own launch path,
-day74_configure and day74_launch of day74_basic, which launch nothing but
-record the attribute cudaFuncAttributeMaxDynamicSharedMemorySize and the
-bytes the launch passes. A launch past 48 KiB without the attribute raised
-that far, or past 227 KiB (the most on compute capability 9.0), fails
-(the kernel's static shared memory is not added: make stage-limits
-counts it from ptxas). The
-area has the launch's bytes, poisoned like static shared memory; its
-address has the alignment the declaration states and no more (the C++
-language promises no more), so a 16-byte copy into it declared with a
-smaller alignment fails; a copy past the launch's bytes fails.
-
-What it does not prove: speed; anything the hardware does beyond these
-rules (a copy that in fact lands early makes a wrong loop pass on a GPU;
-the model assumes the latest landing allowed); control flow that depends
-on timing or data (these loops have none); plain stores to shared memory
-(the exercise has none); other blocks; cuda::barrier and inline PTX (the
-experiments that use them do not compile in the model); writes to a
-copy's global source while it is pending (undefined, "Completion
-Mechanisms for Asynchronous Copy Operations") are not tracked;
-cuda::memcpy_async of a size other than 4, 8 or 16 bytes, which libcu++
-accepts, is refused by the model; a loop that does not finish within
+What it does not prove: speed; what the hardware does beyond these rules
+(a copy landing early lets a wrong loop pass on a GPU); control flow that
+depends on timing or data; plain stores to shared memory; other blocks;
+cuda::barrier and inline PTX (files using them do not compile here);
+writes to a pending copy's source. A loop that does not finish within
 TIMEOUT seconds fails as such.
 """
 
@@ -255,6 +216,7 @@ def check(src, stages=None, sizes=(64, 128), who="the loop",
         built = list(pool.map(lambda s: build(src, s, out, obj,
                                               deep=s > deepest),
                               stages))
+    flying = {}   # depth: the most K-slices one thread had in flight
     for s, (binary, err) in zip(stages, built):
         if not binary:
             return 1, [err.rstrip(), f"FAIL {who} does not compile as host "
@@ -269,6 +231,7 @@ def check(src, stages=None, sizes=(64, 128), who="the loop",
                        f"within {TIMEOUT} s (a loop that never ends, or a "
                        "thread that never reaches a primitive?)."]
         if p.returncode == 0 and p.stdout.startswith("PASS"):
+            flying[s] = p.stdout.split()[-1]
             continue
         fields = p.stdout.rstrip("\n").split("\t")
         if len(fields) != 5 or fields[0] != "FAIL":
@@ -279,11 +242,17 @@ def check(src, stages=None, sizes=(64, 128), who="the loop",
         return 1, [f"FAIL {who}, STAGES={s}, N={fields[1]} "
                    f"({int(fields[1]) // 16} K-slices), {when}: "
                    f"{fields[3]}.{read_site(binary, fields[4])}"]
+    depths = ','.join(map(str, stages))
     return 0, [f"PASS {who} keeps the copy rules (PTX ISA: cp.async, "
                f"commit_group, wait_group, bar.sync) in the CPU model at "
-               f"STAGES={','.join(map(str, stages))}, N = "
-               f"{', '.join(map(str, sizes))} ({slices} K-slices), in the "
-               f"{ORDERS} orders of one block's threads."]
+               f"STAGES={depths}, N = {', '.join(map(str, sizes))} "
+               f"({slices} K-slices), in the {ORDERS} orders of one block's "
+               "threads."] + [
+        f"NOTE {who} is correct but ignores the depth: at STAGES={depths} "
+        f"alike a thread had at most {flying[stages[0]]} K-slices in flight, "
+        "so the extra stages sit unused (a deeper pipeline fetches further "
+        "ahead: slice k + kStages - 1)."] * (
+            len(stages) > 1 and len(set(flying.values())) == 1)
 
 
 def main(argv):

@@ -1,18 +1,14 @@
 // model.cc: the CPU model of the async-copy rules that tools/model/check.py
 // links with a kernel file compiled as host C++ (include/lit_gpu.h stands
-// in for the GPU). It runs one block of matmulTilePiped, its threads as
-// coroutines, and fails at the first read or copy the rules do not allow.
-// The rules, and what the model leaves out, are in check.py's docstring;
-// each rule below names the PTX ISA section it comes from.
-//
-// Dynamic shared memory (extern __shared__, see lit_gpu.h): one area of
-// the same section, of the bytes the program's own entry point launches
-// matmulTilePiped with (lit_launch_piped, check.py's appendix), at an
-// address with the declared alignment and no more.
-//
+// in for the GPU): one block of matmulTilePiped, its threads as coroutines,
+// failing at the first read or copy the rules (check.py's docstring; each
+// below names its PTX ISA section) do not allow. Dynamic shared memory:
+// one area of the launch's bytes (lit_launch_piped, check.py's appendix),
+// at an address with the declared alignment and no more.
 // Usage: model --sizes 64,128 --stage-offset BYTES
-// Prints one line: "PASS runs" or "FAIL\tN\torder\tmessage\ttrace" (trace:
-// a failing read's return addresses, offsets into the binary); exit 0 or 1.
+// Prints one line: "PASS\truns\tmost" (most: the most K-slices one thread
+// had in flight) or "FAIL\tN\torder\tmessage\ttrace" (trace: a failing
+// read's return addresses, offsets into the binary); exit 0 or 1.
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <ucontext.h>
@@ -23,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -68,7 +65,7 @@ struct Copy {
 struct Read { int thread; uint32_t epoch; };
 struct Word {
     State state = UNINIT;
-    int copy = -1;
+    int copy = -1, prev = -1;       // the copy into it, and the one before
     float value = 0;
     std::vector<Read> reads;        // since the last copy into it
 };
@@ -79,6 +76,7 @@ struct Thread {
     long seq = 0, waitN = -1, head = 0, tail = 0, waits = 0;
     std::vector<int> open;          // copies not yet committed
     std::deque<std::vector<int>> groups;  // committed, oldest first
+    std::map<int, int> flying;      // K-slice: its copies not yet landed
     long nextGroup = 0;
     int mech = -1;  // the completion kind it uses (PTX ISA 9.7.9.25.1)
     Site mechAt;                    // where it first used it
@@ -115,6 +113,7 @@ std::vector<Use> uses;
 std::vector<float> A, B, C;
 ucontext_t mainCtx;
 std::string failure, trace;  // trace: the failing read's return addresses
+std::size_t mostFlying = 0;  // the most K-slices one thread had in flight
 
 constexpr uint32_t kTag = 0x7FE00000u;  // a quiet NaN, payload: the word
 float token(std::size_t i)
@@ -279,6 +278,16 @@ float readWord(std::size_t i)
                      "%s; %s", t, place(i).c_str(), lastWait(t).c_str(),
                      lastBar(t).c_str()));
     const Copy& c = copies[w.copy];
+    // A read of what the copy overwrites: the copy came too early.
+    if (w.state == PENDING && c.thread != t && w.prev >= 0 &&
+        copies[w.prev].landed && visible(t, copies[w.prev]))
+        failRead(fmt("race: thread %d's copy of K-slice %d's %c into %s (%s) "
+                     "overwrites an element of K-slice %d that thread %d "
+                     "still reads: no __syncthreads() orders this read "
+                     "before that copy (thread %d: %s)", c.thread, c.slice,
+                     c.tile, place(i).c_str(), at(c.issue).c_str(),
+                     copies[w.prev].slice, t, c.thread,
+                     lastBar(c.thread).c_str()));
     if (w.state == PENDING) {
         std::string why;
         if (c.mech == PIPE)
@@ -407,12 +416,14 @@ void issue(Site s, void* dst, const void* src, std::size_t bytes,
                          copies[w.copy].slice, r.thread, t,
                          lastBar(t).c_str(), r.thread));
         w.state = PENDING;
-        w.copy = id;
+        w.prev = std::exchange(w.copy, id);
         w.value = i - c.first < (bytes - zfill) / 4 ? f[i - c.first] : 0.0f;
         w.reads.clear();
     }
     copies.push_back(c);
     th[t].open.push_back(id);
+    ++th[t].flying[c.slice];
+    mostFlying = std::max(mostFlying, th[t].flying.size());
     step();
 }
 
@@ -421,6 +432,8 @@ void landAll(int id, Site s)
 {
     Copy& c = copies[id];
     c.landed = true, c.land = s, c.lander = cur, c.epoch = vc[cur][cur];
+    if (--th[c.thread].flying[c.slice] == 0)
+        th[c.thread].flying.erase(c.slice);
     for (std::size_t i = c.first; i < c.first + c.count; ++i)
         if (words[i].copy == id && words[i].state == PENDING)
             words[i].state = LANDED;
@@ -828,6 +841,6 @@ int main(int argc, char** argv)
             ++runs;
         }
     }
-    std::printf("PASS\t%d\n", runs);
+    std::printf("PASS\t%d\t%zu\n", runs, mostFlying);
     return 0;
 }
