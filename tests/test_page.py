@@ -777,6 +777,28 @@ def test_results_tables_whole(view):
     assert every(view, "captions") == []
 
 
+def test_stale_marks_keep_tables_whole(browser, tmp_path):
+    """After a code edit each number shows "(stale)" (here every fact of
+    build/facts.json): every results table still shows whole at every
+    width (page.js's phone layout takes any overflow, a pixel's too)."""
+    facts = json.loads(pathlib.Path(REPO, "build/facts.json").read_text())
+    for v in facts["facts"].values():
+        v["stale"] = True
+    (tmp_path / "facts.json").write_text(json.dumps(facts))
+    first = str(tmp_path / "index.html")
+    p = run([WEAVE, NW, str(tmp_path / "facts.json"), first], env={
+        **os.environ, "SITE_EXTRA_RESOURCES": os.path.join(REPO, "build",
+                                                           "plots")})
+    assert p.returncode == 0, p.stderr[-2000:]
+    pages = page_files(first)
+    assert sum(pathlib.Path(q).read_text().count('"stale-mark"')
+               for q in pages) > 100
+    assert [(w, os.path.basename(q), t["id"], t["problems"][:2])
+            for w in WIDTHS for q in pages
+            for t in browser.open(q, w).run("view", False)["tables"]
+            if t["problems"] or t["scroll"] > 0] == []
+
+
 def test_contrast_wcag_aa(view):
     """All visible text of each page, folds open: 4.5:1, 3:1 for large
     text; each page in the scheme asked for (at CONTRAST_WIDTHS)."""

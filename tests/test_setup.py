@@ -206,8 +206,14 @@ def test_check_reports_each_group(tmp_path):
     assert re.search(r"^make check: all 2 passed", p.stdout, re.M), p.stdout
     t = pathlib.Path(d, "tests/unit/test_harness.c")
     t.write_text(t.read_text() + "\nint broken_by_the_test = ;\n")
-    p = make(d, "check", "CHECKS=unit-test stale-evidence")
+    nw = pathlib.Path(d, "day74.nw")   # a code edit: what is stale, first
+    nw.write_text(nw.read_text().replace("<<pipelined_gemm.cu>>=\n",
+                                         "<<pipelined_gemm.cu>>=\nenum {};\n"))
+    p = make(d, "check", "CHECKS=unit-test stale-evidence",
+             pre=("sh", "-c", 'exec "$@" 2>&1', "-"))
     assert p.returncode != 0
+    assert -1 < p.stdout.find("WARNING: the GPU evidence is of other") < \
+        p.stdout.find("make check: (what"), p.stdout
     assert re.search(line.format("unit-test", "FAILED"), p.stdout, re.M)
     assert re.search(line.format("stale-evidence", "passed"), p.stdout,
                      re.M)

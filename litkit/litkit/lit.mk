@@ -23,8 +23,8 @@
 #   CHECKS      make check's test groups (targets the module defines), run
 #               JOBS (default 4) at a time, a line each (check.sh); a group
 #               whose NEEDS_<group> (COMMAND PACKAGE HOW triples, as need.sh
-#               takes) is missing is skipped with a note; CHECK_AFTER: a
-#               target run after them (default: stale-evidence, with
+#               takes) is missing is skipped with a note; CHECK_FIRST: a
+#               target run before them (default: stale-evidence, with
 #               DERIVE; make check CHECKS= runs none). No
 #               CHECKS at all: the module defines check itself. make check
 #               leaves out the tests marked slow (pytest -m "not slow":
@@ -224,16 +224,16 @@ site/downloads/source_hash.h: build/source_hash.h
 # ---- make check --------------------------------------------------------------
 ifneq ($(origin CHECKS),undefined)
 JOBS ?= 4
-CHECK_AFTER ?= $(if $(DERIVE),stale-evidence)
+CHECK_FIRST ?= $(if $(DERIVE),stale-evidence)
 $(call refuse,JOBS,[1-9]|[1-9][0-9]|[1-9][0-9][0-9],give a number of jobs)
-.PHONY: check check-all $(CHECKS) $(CHECK_AFTER)
+.PHONY: check check-all $(CHECKS) $(CHECK_FIRST)
 check: deps ## every test group that needs no GPU, its slow tests left out
 	@$(call lit_check,1)
 check-all: deps ## make check with the slow tests (whole scratch builds)
 	@$(call lit_check,)
 lit_check = $(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then \
   run="$$run $c"; else echo "make $@: skipping $c" >&2; fi;) LIT_QUICK=$1 \
-  CHECK_NAME=$@ CHECK_AFTER='$(CHECK_AFTER)' $(LIT)/check.sh $(JOBS) $$run
+  CHECK_NAME=$@ CHECK_FIRST='$(CHECK_FIRST)' $(LIT)/check.sh $(JOBS) $$run
 endif
 
 # ---- test groups of any module (for CHECKS, or typed) -----------------------
