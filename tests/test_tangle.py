@@ -335,6 +335,20 @@ def test_stale_evidence_warned(scratch, nw):
         f.write_text(text)
 
 
+def test_sources_from_the_future(tmp_path):
+    """The source and the manifest dated 2 h ahead (clock skew, an archive
+    from elsewhere): make warns, tangles once and finishes; the next make
+    tangles nothing (no included makefile is remade in a loop)."""
+    d = seeded(str(tmp_path / "future"), more=[])
+    ahead = time.time() + 7200
+    for f in ("day74.nw", "tools/manifest.toml"):
+        os.utime(os.path.join(d, f), (ahead, ahead))
+    for tangles in (1, 0):
+        p = make(d, "tangle", timeout=60)
+        assert p.returncode == 0 and "in the future" in p.stderr, p.stderr
+        assert p.stdout.count("TANGLE") == tangles, p.stdout
+
+
 @pytest.mark.slow
 def test_fresh_debian():
     """As root and as a user, PATH the toolkit, /usr/bin and /bin, no pip

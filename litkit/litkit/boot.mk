@@ -36,6 +36,9 @@ VENV   := build/venv
 # PYTHONIOENCODING..., no user site: nothing of the user's reaches a tool.
 PY     := $(VENV)/bin/python -B -E -s
 sq = '$(subst ','\'',$1)'# a path quoted for the shell, whatever it holds
+# $(call dated,FILE,FROM): FILE dated no earlier than any of FROM, one in
+# the future too (clock skew): else make remakes an included FILE forever.
+dated = for f in $2; do [ $1 -nt "$$f" ] || touch -r "$$f" $1; done
 # The goals given, but those that build nothing.
 BUILDING := $(filter-out clean help setup $(NOBUILD_GOALS),$(or \
   $(MAKECMDGOALS),all))
@@ -81,8 +84,9 @@ ifeq ($(wildcard $(VENV)/bin/python),)
 PY := PYTHONPATH=$(call sq,$(LIT_SRC)) $(PYTHON) -B -s
 endif
 ifneq ($(and $(LISTS),$(BUILDING)),)
-$(if $(shell for f in $(LISTS_FROM); do [ $(LISTS) -nt $$f ] || { \
-  $(LISTS_CMD) $(LISTS) >&2 || echo x; break; }; done),$(error \
+$(if $(shell for f in $(LISTS_FROM); do [ -f $(LISTS) ] && ! [ $$f -nt \
+  $(LISTS) ] || { $(LISTS_CMD) $(LISTS) >&2 && $(call dated,$(LISTS),\
+  $(LISTS_FROM)) || echo x; break; }; done),$(error \
   $(firstword $(LISTS_FROM)): cannot write $(LISTS)))
 include $(LISTS)
 endif

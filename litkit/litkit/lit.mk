@@ -42,7 +42,7 @@
 # the module does not get (make help leaves them out). Each goal the
 # Makefile documents for make help is phony. build/tangle.mk
 # is the tangle's stamp (make remakes it first, so make -q agrees after
-# make). Helpers: sq (quoting), refuse (boot.mk), changed, TMP, NEED, PY
+# make). Helpers: sq (quoting), refuse, dated (boot.mk), changed, TMP, NEED, PY
 # (the venv's Python), TEST (pytest, with tests/pytest.ini only), FORCE,
 # PAGE_TOOLS (TIDY, CHROMIUM, CHROMEDRIVER: what page tests need),
 # Q and show: a recipe line `@$(call show,WHAT,FILE)` then `$(Q)command`
@@ -138,6 +138,7 @@ $(Q)set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
  for f in build/source.sha256 build/source_hash.h build/source.tokens; do \
    cmp -s $$f$$t $$f && rm -f $$f$$t || mv -f $$f$$t $$f; done
 @echo "# make's stamp of the tangle of $(NW)" > build/tangle.mk
+@$(call dated,build/tangle.mk,$^)
 endef
 build/tangle.mk: $(NW) $(LIT)/tangle.sh $(LIT)/tokens.py
 	$(LIT_TANGLE)
@@ -156,6 +157,7 @@ clean: ## remove the pages (site/ if left empty) and build/, all but build/venv
 ifneq ($(LISTS),)
 $(LISTS): $(LISTS_FROM) # (boot.mk reads it) again after make clean
 	@$(LISTS_CMD) $@
+	@$(call dated,$@,$^)
 endif
 
 # make clean with other goals (make -j2 clean all): one after another.
