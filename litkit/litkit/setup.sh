@@ -18,7 +18,8 @@
 # LIT_PIP are not checked; litkit is still installed (offline).
 # Exit: 0 done; 1 packages missing (not root); 2 an install failed.
 # --if-root: a failed LIT_PIP install is reported, and exits 0 (without the
-# stamp). --no-pip: no LIT_PIP (and no stamp). --lit-only: the venv and
+# stamp); without it, root in a folder of another owner installs only the
+# Debian packages. --no-pip: no LIT_PIP (and no stamp). --lit-only: the venv and
 # litkit only.
 set -eu
 soft=0 pip=1 apt=1
@@ -64,7 +65,14 @@ if [ -n "$missing" ]; then
     apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
         exit 2
 fi
-
+# Root in another user's checkout (make setup where a student works): the
+# Debian packages only; build/ is left to the owner, whose make makes it.
+owner=$(stat -c %u .)
+if [ $soft = 0 ] && [ "$(id -u)" = 0 ] && [ "$owner" != 0 ]; then
+    echo "setup.sh: the Debian packages are installed; $VENV is left to" \
+         "this folder's owner (uid $owner): their make sets it up" >&2
+    exit 0
+fi
 lit=$VENV/.litkit-installed
 stale() {   # stale: litkit's install is missing or older than a file of it
     [ ! -f "$lit" ] || [ -n "$(find "$SRC" -type f -newer "$lit" | head -n 1)" ]
