@@ -139,6 +139,21 @@ def test_pip_settings_cannot_misdirect_setup(tmp_path):
     assert not os.path.exists(tmp_path / "t")
 
 
+def test_litkit_of_other_bytes_reinstalled(tmp_path):
+    """A litkit whose files differ from the installed one's but are older
+    (a release archive, an old commit): make installs it again."""
+    d = venv_with(tmp_path, False)
+    for f in ("pyproject.toml", "litkit/__init__.py"):
+        f = pathlib.Path(d, "litkit", f)
+        f.write_text(re.sub(r'(version__? = )"[^"]+"', r'\1"0.0.1"',
+                            f.read_text()))
+    for f in pathlib.Path(d, "litkit").rglob("*"):
+        os.utime(f, (1e9, 1e9))
+    assert make(d, "tangle").returncode == 0
+    assert run([f"{d}/build/venv/bin/python", "-c", "import litkit; print("
+                "litkit.__version__)"]).stdout == "0.0.1\n"
+
+
 @pytest.mark.slow
 def test_no_stamp_after_a_failed_install(tmp_path):
     """A failed pip install: make goes on but writes no stamp, so the next

@@ -56,10 +56,8 @@ endif
 SETUP := LIT_APT=$(call sq,$(LIT_APT)) LIT_PIP=$(call sq,$(LIT_PIP)) \
   LIT_PIP_UNLESS=$(call sq,$(LIT_PIP_UNLESS)) LIT_SRC=$(call sq,$(LIT_SRC)) \
   PYTHON=$(call sq,$(PYTHON)) $(call sq,$(LIT_SRC))/litkit/setup.sh
-# LIT_OLD: the installed litkit is missing or older than its source.
-LIT_OLD := $(shell [ -f $(VENV)/.litkit-installed ] && [ -z "$$(find \
-  $(call sq,$(LIT_SRC)) -type f -newer $(VENV)/.litkit-installed | \
-  head -n 1)" ] || echo lit)
+# LIT_OLD: the installed litkit is missing or of another source.
+LIT_OLD := $(shell $(SETUP) --stale && echo lit)
 SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
   $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
   q,$(firstword -$(MAKEFLAGS))),,x),$(strip $(shell \

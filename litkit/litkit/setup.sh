@@ -1,5 +1,6 @@
 #!/bin/sh
-# setup.sh (litkit) [--if-root] [--no-pip | --lit-only]: a module's set-up,
+# setup.sh (litkit) [--if-root] [--no-pip | --lit-only | --stale]: a
+# module's set-up,
 # run from its folder. Installs the Debian packages (litkit's own and the
 # module's LIT_APT) as root, else prints the one command an administrator
 # runs (exit 1); makes the virtual environment LIT_VENV (default
@@ -7,7 +8,8 @@
 # site packages: Debian's pygments, matplotlib, pytest, selenium) and
 # installs litkit into it from LIT_SRC (its pyproject.toml's folder;
 # default: the folder above this script), offline, again whenever a file
-# there is newer than the last install; then, unless the command
+# there differs from the last install (its name, mode or bytes; whatever
+# its date); then, unless the command
 # LIT_PIP_UNLESS succeeds, the module's Python packages LIT_PIP from a
 # registry into the venv (never the system Python; pip runs --isolated, so
 # PIP_USER, PIP_TARGET and the like cannot send them elsewhere; where they
@@ -19,14 +21,15 @@
 # Exit: 0 done; 1 packages missing (not root); 2 an install failed.
 # --if-root: a failed LIT_PIP install is reported, and exits 0 (without the
 # stamp); without it, root in a folder of another owner installs only the
-# Debian packages. --no-pip: no LIT_PIP (and no stamp). --lit-only: the venv and
+# Debian packages. --stale: exit 0 when litkit is due, else 1; no set-up. --no-pip: no LIT_PIP (and no stamp). --lit-only: the venv and
 # litkit only.
 set -eu
-soft=0 pip=1 apt=1
+soft=0 pip=1 apt=1 ask=0
 for a in "$@"; do
     case $a in --if-root) soft=1 ;; --no-pip) pip=0 ;;
-    --lit-only) pip=0 apt=0 ;;
-    *) echo "usage: setup.sh [--if-root] [--no-pip | --lit-only]" >&2
+    --lit-only) pip=0 apt=0 ;; --stale) ask=1 ;;
+    *) echo "usage: setup.sh [--if-root] [--no-pip | --lit-only |" \
+            "--stale]" >&2
        exit 2 ;;
     esac
 done
@@ -39,6 +42,16 @@ APT="noweb pandoc python3-venv python3-setuptools python3-wheel
      python3-pygments python3-pytest make
      ${LIT_APT:-}"
 PIP=${LIT_PIP:-}
+lit=$VENV/.litkit-installed
+digest() {   # litkit's source: its files' modes, names and bytes
+    (cd "$SRC" && find . -type f ! -path '*/__pycache__/*' ! -path \
+        './build/*' ! -path '*.egg-info/*' -printf '%m %p\n' -exec \
+        sha256sum {} +) | LC_ALL=C sort | sha256sum
+}
+stale() {   # stale: litkit's install is missing or of another source
+    [ "$(digest)" != "$(cat "$lit" 2>/dev/null)" ]
+}
+[ $ask = 0 ] || { stale; exit; }
 if [ -n "${LIT_NO_SETUP:-}" ]; then
     echo "setup.sh: LIT_NO_SETUP is set; not checking packages" >&2
     apt=0 pip=0
@@ -73,10 +86,6 @@ if [ $soft = 0 ] && [ "$(id -u)" = 0 ] && [ "$owner" != 0 ]; then
          "this folder's owner (uid $owner): their make sets it up" >&2
     exit 0
 fi
-lit=$VENV/.litkit-installed
-stale() {   # stale: litkit's install is missing or older than a file of it
-    [ ! -f "$lit" ] || [ -n "$(find "$SRC" -type f -newer "$lit" | head -n 1)" ]
-}
 due() {   # due: the venv or litkit's install is missing or stale
     ! grep -qs '^include-system-site-packages = true' "$VENV/pyvenv.cfg" ||
     stale
@@ -99,14 +108,14 @@ then
     fi
     mv "$VENV.new" "$VENV"
 fi
-# litkit, from its source, when a file there is newer than the last install:
+# litkit, from its source, when it differs from the last install:
 # a wheel built from a copy (the source gets no build/ or egg-info) by
 # $PYTHON's setuptools (a venv's own cannot build where its path holds a $),
 # then installed, offline.
 if stale; then
     t=$(mktemp -d "${TMPDIR:-/tmp}/litkit.XXXXXX")
     trap 'rm -rf "$t"' EXIT
-    touch "$t/stamp"
+    digest > "$t/stamp"
     cp -R "$SRC" "$t/src" && rm -rf "$t/src/build" "$t/src"/*.egg-info
     if ! (cd "$t/src" && "$PYTHON" -E -s -c 'import sys
 import setuptools.build_meta as m
