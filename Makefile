@@ -18,7 +18,8 @@ LIT_SASS_GOALS := all check sm80-check stage-limits evidence-compile \
 LISTS      := build/manifest.mk
 LISTS_FROM := tools/manifest.toml tools/manifest.py
 LISTS_CMD   = $(PY) -m tools.manifest mk
-include $(LIT_SRC)/litkit/boot.mk
+include $(or $(wildcard $(LIT_SRC)/litkit/boot.mk),$(error litkit is \
+  missing from $(LIT_SRC)/; fetch it: git submodule update --init))
 # NVCC, ARCH (sm_80), NVCCFLAGS, CC, CFLAGS, LDFLAGS, LDLIBS: see cuda.mk.
 STAGES    ?= 2
 RUN_ARGS  ?=

@@ -82,6 +82,20 @@ def test_root_setup_in_a_users_checkout():
         shutil.rmtree(d, ignore_errors=True)
 
 
+@pytest.mark.parametrize("module", ["", "examples/day00"])
+def test_litkit_not_fetched(tmp_path, module):
+    """litkit/ empty (a submodule cloned without --recurse-submodules):
+    make says what is missing and the command that fetches it."""
+    d = checkout(str(tmp_path), files=[f for f in sources()
+                                       if not f.startswith("litkit/")])
+    os.makedirs(f"{d}/litkit")
+    p = make(os.path.join(d, module))
+    assert p.returncode == 2 and re.search(r"\*\*\* litkit is missing from "
+                                           r"\S*litkit/; fetch it: git "
+                                           r"submodule update --init", p.stderr), \
+        p.stderr
+
+
 @pytest.mark.parametrize("goal,pip", [([], True), (["sm80-check"], True),
                                       (["check-all"], True), (["site"], False),
                                       (["tangle"], False)],
