@@ -245,6 +245,22 @@ def test_environment_and_values(scratch, env, arg):
         0, want.stdout)) and (not arg or f"{arg} cannot work" in p.stderr)
 
 
+def test_nvcc_environment_ignored(scratch):
+    """Each variable nvcc reads from the environment (the NVCC_* names in
+    its binary; NVIDIA's manual lists NVCC_PREPEND_FLAGS, NVCC_APPEND_FLAGS,
+    NVCC_CCBIN) is ignored with a note: no recipe, so no nvcc, sees it."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not os.path.isfile(nvcc):
+        pytest.skip("no nvcc: nothing reads these variables")
+    names = set(re.findall(r"\bNVCC_[A-Z_]*[A-Z]\b", pathlib.Path(
+        nvcc).read_bytes().decode("latin-1")))
+    assert {"NVCC_CCBIN", "NVCC_APPEND_FLAGS"} <= names
+    p = make(scratch, "--eval", "nvcc-env: ; @env | grep ^NVCC_ || :",
+             "nvcc-env", env=dict.fromkeys(names, "/nonexistent/g++-99"))
+    assert p.returncode == 0 and "NVCC_" not in p.stdout, p.stdout
+    assert [n for n in names if f"ignoring {n} from" not in p.stderr] == []
+
+
 def test_quiet_unless_v1(scratch):
     """make prints a short line per product, with no command or temporary;
     make V=1 prints the commands in full."""

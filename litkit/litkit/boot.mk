@@ -20,10 +20,11 @@
 # read here, so that the module's variables can use its lists).
 
 # ---- the user's variables: only from the command line (make CC=clang) -----
+# nvcc's own: those NVIDIA's nvcc manual lists ("NVCC Environment Variables").
+NVCC_ENV  := NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS NVCC_CCBIN
 USER_VARS += PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC JOBS TIDY CHROMIUM \
-  CHROMEDRIVER NVCC ARCH CC CFLAGS \
-  NVCCFLAGS NVCCFLAGS_EXTRA LDFLAGS LDLIBS CUOBJDUMP NVDISASM \
-  NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS
+  CHROMEDRIVER NVCC ARCH CC CFLAGS NVCCFLAGS NVCCFLAGS_EXTRA LDFLAGS LDLIBS \
+  CUOBJDUMP NVDISASM $(NVCC_ENV)
 $(foreach v,$(sort $(USER_VARS)),$(if $(filter environment,$(origin $v)),$(if \
   $(MAKE_RESTARTS)$(filter-out 0,$(MAKELEVEL)),,$(warning note: ignoring $v \
   from the environment; give it on the command line: make $v=...))$(eval \
