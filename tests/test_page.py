@@ -800,15 +800,13 @@ def test_stale_marks_keep_tables_whole(browser, tmp_path):
     facts = json.loads(pathlib.Path(REPO, "build/facts.json").read_text())
     for v in facts["facts"].values():
         v["stale"] = True
-    (tmp_path / "facts.json").write_text(json.dumps(facts))
-    first = str(tmp_path / "index.html")
-    p = run([WEAVE, NW, str(tmp_path / "facts.json"), first], env={
-        **os.environ, "SITE_EXTRA_RESOURCES": os.path.join(REPO, "build",
-                                                           "plots")})
-    assert p.returncode == 0, p.stderr[-2000:]
+    f, first = tmp_path / "facts.json", str(tmp_path / "index.html")
+    f.write_text(json.dumps(facts))
+    p = run([WEAVE, NW, str(f), first], env={**os.environ, "SITE_EXTRA_"
+             "RESOURCES": os.path.join(REPO, "build", "plots")})
     pages = page_files(first)
-    assert sum(pathlib.Path(q).read_text().count('"stale-mark"')
-               for q in pages) > 100
+    assert p.returncode == 0 and sum(pathlib.Path(q).read_text().count(
+        '"stale-mark"') for q in pages) > 100, p.stderr[-2000:]
     assert [(w, os.path.basename(q), t["id"], t["problems"][:2])
             for w in WIDTHS for q in pages
             for t in browser.open(q, w).run("view", False)["tables"]

@@ -90,10 +90,9 @@ def test_litkit_not_fetched(tmp_path, module):
                                        if not f.startswith("litkit/")])
     os.makedirs(f"{d}/litkit")
     p = make(os.path.join(d, module))
-    assert p.returncode == 2 and re.search(r"\*\*\* litkit is missing from "
-                                           r"\S*litkit/; fetch it: git "
-                                           r"submodule update --init", p.stderr), \
-        p.stderr
+    assert p.returncode == 2 and re.search(
+        r"\*\*\* litkit is missing from \S*litkit/; fetch it: git submodule "
+        r"update --init", p.stderr), p.stderr
 
 
 @pytest.mark.parametrize("goal,pip", [([], True), (["sm80-check"], True),

@@ -194,14 +194,13 @@ def name_html(name):
                                  r"\[\[(.*?)\]\](?!\])", name)))
 
 
-# Prose as pandoc reads it, left to right: an escape, a code span or
-# fence (or backticks without their closer), display math, inline math
-# (group 2: its text), an indented line (code), a run of underscores.
+# Prose as pandoc reads it, left to right: an escape, a code span or fence
+# (or unclosed backticks), display math, inline math (group 2: its text), an
+# indented (code) line, a run of underscores. NOT_MATH: math text that
+# starts with a shell variable ($HOME, ${X}, $dir/) or holds code or a $.
 PROSE = re.compile(r"\\.|(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)|`+|^~~~.*?^~~~|"
                    r"\$\$.*?\$\$|\$(?=\S)(.*?\S)\$(?!\d)|^(?: {4}|\t)[^\n]*|"
                    r"(?<=\w)_{2,}|_{2,}(?=\w)", re.S | re.M)
-# Not math: a text that starts with a shell variable ($HOME, ${X}, $dir/)
-# or holds code or a $ (TeX would end the math there).
 NOT_MATH = re.compile(r"[A-Z]{2}|\{|[A-Za-z_]\w+[/:]|.*`|.*(?<!\\)\$", re.S)
 
 

@@ -1,28 +1,27 @@
 #!/bin/sh
 # setup.sh (litkit) [--if-root] [--no-pip | --lit-only | --stale]: a
-# module's set-up,
-# run from its folder. Installs the Debian packages (litkit's own and the
-# module's LIT_APT) as root, else prints the one command an administrator
-# runs (exit 1); makes the virtual environment LIT_VENV (default
-# build/venv; from $PYTHON, default /usr/bin/python3, with the system's
-# site packages: Debian's pygments, matplotlib, pytest, selenium) and
-# installs litkit into it from LIT_SRC (its pyproject.toml's folder;
-# default: the folder above this script), offline, again whenever a file
-# there differs from the last install (its name, mode or bytes; whatever
-# its date); then, unless the command
-# LIT_PIP_UNLESS succeeds, the module's Python packages LIT_PIP from a
-# registry into the venv (never the system Python; pip runs --isolated, so
-# PIP_USER, PIP_TARGET and the like cannot send them elsewhere; where they
-# come from, PIP_INDEX_URL, PIP_NO_INDEX, ..., is still taken). Writes the
-# stamp LIT_STAMP (default build/.deps-ok) only when every step succeeded,
-# so a later make tries again. Two at once take turns (flock).
+# module's set-up, run from its folder. Installs the Debian packages
+# (litkit's own and the module's LIT_APT) as root, else prints the one
+# command an administrator runs (exit 1); makes the virtual environment
+# LIT_VENV (default build/venv; from $PYTHON, default /usr/bin/python3,
+# with the system's site packages: Debian's pygments, matplotlib, pytest,
+# selenium) and installs litkit into it from LIT_SRC (its pyproject.toml's
+# folder; default: the folder above this script), offline, again whenever
+# a file there differs from the last install (name, mode or bytes,
+# whatever its date); then, unless the command LIT_PIP_UNLESS succeeds,
+# the module's Python packages LIT_PIP from a registry into the venv (never
+# the system Python; pip runs --isolated, so PIP_USER, PIP_TARGET and the
+# like cannot send them elsewhere; where they come from, PIP_INDEX_URL,
+# PIP_NO_INDEX, ..., is still taken). Writes the stamp LIT_STAMP (default
+# build/.deps-ok) only when every step succeeded, so a later make tries
+# again. Two at once take turns (flock).
 # LIT_NO_SETUP=1 (a GPU node without a registry): the Debian packages and
 # LIT_PIP are not checked; litkit is still installed (offline).
 # Exit: 0 done; 1 packages missing (not root); 2 an install failed.
 # --if-root: a failed LIT_PIP install is reported, and exits 0 (without the
 # stamp); without it, root in a folder of another owner installs only the
-# Debian packages. --stale: exit 0 when litkit is due, else 1; no set-up. --no-pip: no LIT_PIP (and no stamp). --lit-only: the venv and
-# litkit only.
+# Debian packages. --no-pip: no LIT_PIP (and no stamp). --lit-only: the
+# venv and litkit only. --stale: exit 0 when litkit is due, else 1.
 set -eu
 soft=0 pip=1 apt=1 ask=0
 for a in "$@"; do
@@ -80,11 +79,9 @@ if [ -n "$missing" ]; then
 fi
 # Root in another user's checkout (make setup where a student works): the
 # Debian packages only; build/ is left to the owner, whose make makes it.
-owner=$(stat -c %u .)
-if [ $soft = 0 ] && [ "$(id -u)" = 0 ] && [ "$owner" != 0 ]; then
+if [ $soft = 0 ] && [ "$(id -u)" = 0 ] && [ "$(stat -c %u .)" != 0 ]; then
     echo "setup.sh: the Debian packages are installed; $VENV is left to" \
-         "this folder's owner (uid $owner): their make sets it up" >&2
-    exit 0
+         "this folder's owner: their make sets it up" >&2; exit 0
 fi
 due() {   # due: the venv or litkit's install is missing or stale
     ! grep -qs '^include-system-site-packages = true' "$VENV/pyvenv.cfg" ||
