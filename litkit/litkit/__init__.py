@@ -9,5 +9,5 @@ page theme (theme/) and clang-format style. `python -m litkit` prints it.
 
 import os
 
-__version__ = "0.6.4"
+__version__ = "0.6.5"
 DIR = os.path.dirname(os.path.abspath(__file__))
