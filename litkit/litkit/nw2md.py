@@ -3,7 +3,8 @@
 Use: noweave -n -t -index -backend 'python3 nw2md.py' lesson.nw > lesson.md
 
 Reads noweb's pipeline on standard input. Documentation passes through as
-Markdown, [[quoted code]] as inline code (chunk uses linked as in code).
+Markdown (a $ or __ in it that is no math or emphasis escaped: prose()),
+[[quoted code]] as inline code (chunk uses linked as in code).
 Each code chunk becomes a raw HTML block: a header, its exact text
 (escaped, highlighted by Pygments, Debian python3-pygments) with chunk uses
 and identifiers linked, and noweb's cross references. A chunk list and the
