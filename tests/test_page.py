@@ -795,8 +795,9 @@ def test_results_tables_whole(view):
 
 def test_stale_marks_keep_tables_whole(browser, tmp_path):
     """After a code edit each number shows "(stale)" (here every fact of
-    build/facts.json): every results table still shows whole at every
-    width (page.js's phone layout takes any overflow, a pixel's too)."""
+    build/facts.json): every results table and caption still shows whole
+    and no page scrolls sideways, at every width (page.js's phone layout
+    takes any overflow, a pixel's too)."""
     facts = json.loads(pathlib.Path(REPO, "build/facts.json").read_text())
     for v in facts["facts"].values():
         v["stale"] = True
@@ -808,10 +809,12 @@ def test_stale_marks_keep_tables_whole(browser, tmp_path):
              pathlib.Path(q).read_text()]
     assert p.returncode == 0 and sum(pathlib.Path(q).read_text().count(
         '"stale-mark"') for q in pages) > 100, p.stderr[-2000:]
-    assert [(w, os.path.basename(q), t["id"], t["problems"][:2])
-            for w in WIDTHS for q in pages
-            for t in browser.open(q, w).run("view", False)["tables"]
-            if t["problems"] or t["scroll"] > 0] == []
+    views = {(w, os.path.basename(q)): browser.open(q, w).run("view", False)
+             for w in WIDTHS for q in pages}
+    assert [(k, t["id"], t["problems"][:2]) for k, v in views.items() for t
+            in v["tables"] if t["problems"] or t["scroll"] > 0] == []
+    assert [k for k, v in views.items() if v["captions"] or
+            v["scrollWidth"] > v["width"]] == []
 
 
 def test_contrast_wcag_aa(view):
