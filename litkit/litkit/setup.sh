@@ -42,10 +42,9 @@ APT="noweb pandoc python3-venv python3-setuptools python3-wheel
      ${LIT_APT:-}"
 PIP=${LIT_PIP:-}
 lit=$VENV/.litkit-installed
-digest() {   # litkit's source: its files' modes, names and bytes
-    (cd "$SRC" && find . -type f ! -path '*/__pycache__/*' ! -path \
-        './build/*' ! -path '*.egg-info/*' -printf '%m %p\n' -exec \
-        sha256sum {} +) | LC_ALL=C sort | sha256sum
+digest() {   # litkit's source: its files' names, modes and bytes
+    tar -C "$SRC" -c --sort=name --mtime=@0 --owner=0 --group=0 --exclude \
+        __pycache__ --exclude ./build --exclude '*.egg-info' . | sha256sum
 }
 stale() {   # stale: litkit's install is missing or of another source
     [ "$(digest)" != "$(cat "$lit" 2>/dev/null)" ]
