@@ -18,7 +18,8 @@ LIT_SASS_GOALS := all check sm80-check stage-limits evidence-compile \
 LISTS      := build/manifest.mk
 LISTS_FROM := tools/manifest.toml tools/manifest.py
 LISTS_CMD   = $(PY) -m tools.manifest mk
-include $(LIT_SRC)/litkit/boot.mk
+include $(or $(wildcard $(LIT_SRC)/litkit/boot.mk),$(error litkit is \
+  missing from $(LIT_SRC)/; fetch it: git submodule update --init))
 # NVCC, ARCH (sm_80), NVCCFLAGS, CC, CFLAGS, LDFLAGS, LDLIBS: see cuda.mk.
 STAGES    ?= 2
 RUN_ARGS  ?=
@@ -59,8 +60,8 @@ WEAVE_DEPS := $(wildcard site/*.svg) $(PLOTS)
 WEAVE_RESOURCES := build/plots
 TITLE      := Day 74: async copies and pipelines
 HELP_VARS  := NVCC ARCH STAGES CC NVCCFLAGS CFLAGS RUN_ARGS
-# make check: the groups that need no GPU (below and litkit's), the longest
-# first, then stale-evidence; a group missing its NEEDS_ tools is skipped.
+# make check: stale-evidence's warning, then the groups that need no GPU
+# (below and litkit's), longest first; one missing its NEEDS_ tools: skipped.
 CHECKS := tangle-test exercise-check-solution page-test compile-test \
           robust-test facts-test setup-test pitfalls-compile format-check \
           example-test unit-test

@@ -277,7 +277,7 @@ class Browser:
             "media": media, "features": [
                 {"name": "prefers-color-scheme", "value": scheme}]})
         self.d.get("about:blank")
-        self.d.get("file://" + path)
+        self.d.get(pathlib.Path(path).as_uri())
         self.d.execute_script(self.checks)
         return self
 
@@ -681,12 +681,15 @@ def fuzz(seed, count):
     """Check count random documents; returns the failures."""
     rng, failures = random.Random(seed), []
     with tempfile.TemporaryDirectory() as tmp:
+        # noweave splits -backend at spaces: a script beside runs nw2md.py
+        pathlib.Path(tmp, "nw2md").write_text(
+            '#!/bin/sh\nexec %s "$@"\n' % shlex.join(NW2MD))
+        os.chmod(os.path.join(tmp, "nw2md"), 0o755)
         for n in range(count):
             path = os.path.join(tmp, "doc%d.nw" % n)
             pathlib.Path(path).write_text(document(rng), encoding="utf-8")
             p = run([os.environ.get("NOWEAVE", "noweave"), "-n", "-t",
-                     "-index", "-backend", " ".join(map(shlex.quote, NW2MD)),
-                     path])   # noweave splits the backend at spaces
+                     "-index", "-backend", "./nw2md", path], cwd=tmp)
             problems = (["nw2md exit %d: %s" % (p.returncode, p.stderr)]
                         if p.returncode else roundtrip(p.stdout, path))
             if n % 25 == 0 and not problems:   # now and then, a whole page
@@ -705,6 +708,19 @@ def test_fuzz_backend():
     failures = fuzz(int(os.environ.get("FUZZ_SEED", "7474")),
                       int(os.environ.get("FUZZ_COUNT", "60")))
     assert not failures, "\n  ".join(failures[:5])
+
+
+def test_page_tests_in_any_folder(browser, demo, tmp_path, monkeypatch):
+    """A checkout in a folder named with a space, #, ? and %: the fuzz test
+    runs nw2md.py from there, and Chromium opens a page there."""
+    d = tmp_path / "c#course dir?%41"
+    d.mkdir()
+    monkeypatch.setattr(sys.modules[__name__], "NW2MD", [
+        sys.executable, shutil.copy(NW2MD[1], d)])
+    assert fuzz(74, 2) == []
+    page = shutil.copy(demo[0], d)
+    assert browser.open(page, 1280).d.title == html.unescape(re.search(
+        r"<title>(.*?)</title>", demo[1], re.S).group(1).strip())
 
 
 # ---- a second module, woven and tangled by the installed litkit -----------
@@ -795,6 +811,30 @@ def test_results_tables_whole(view):
             for p, t in every(view, "tables")
             if t["problems"] or t["scroll"] > 0] == []
     assert every(view, "captions") == []
+
+
+def test_stale_marks_keep_tables_whole(browser, tmp_path):
+    """After a code edit each number shows "(stale)" (here every fact of
+    build/facts.json): every results table and caption still shows whole
+    and no page scrolls sideways, at every width (page.js's phone layout
+    takes any overflow, a pixel's too)."""
+    facts = json.loads(pathlib.Path(REPO, "build/facts.json").read_text())
+    for v in facts["facts"].values():
+        v["stale"] = True
+    f, first = tmp_path / "facts.json", str(tmp_path / "index.html")
+    f.write_text(json.dumps(facts))
+    p = run([WEAVE, NW, str(f), first], env={**os.environ, "SITE_EXTRA_"
+             "RESOURCES": os.path.join(REPO, "build", "plots")})
+    pages = [q for q in page_files(first) if "results-table" in
+             pathlib.Path(q).read_text()]
+    assert p.returncode == 0 and sum(pathlib.Path(q).read_text().count(
+        '"stale-mark"') for q in pages) > 100, p.stderr[-2000:]
+    views = {(w, os.path.basename(q)): browser.open(q, w).run("view", False)
+             for w in WIDTHS for q in pages}
+    assert [(k, t["id"], t["problems"][:2]) for k, v in views.items() for t
+            in v["tables"] if t["problems"] or t["scroll"] > 0] == []
+    assert [k for k, v in views.items() if v["captions"] or
+            v["scrollWidth"] > v["width"]] == []
 
 
 def test_contrast_wcag_aa(view):

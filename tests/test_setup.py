@@ -65,6 +65,31 @@ def test_setup_first_without_root(tmp_path, module, goal):
     assert "make stopped before" in p.stderr and made == [], made
 
 
+def test_root_setup_in_a_users_checkout(tmp_path):
+    """make setup as root where a user works: the Debian packages only;
+    nothing in the checkout becomes root's (the user's make can write
+    build/, which it makes)."""
+    d = checkout(str(tmp_path / "c"))
+    as_nobody(d) or pytest.skip("not root: make setup installs nothing")
+    p = make(d, "setup")
+    assert p.returncode == 0 and "left to" in p.stderr, p.stderr
+    assert [f for f in pathlib.Path(d).rglob("*")
+            if f.lstat().st_uid != 65534] == []
+
+
+@pytest.mark.parametrize("module", ["", "examples/day00"])
+def test_litkit_not_fetched(tmp_path, module):
+    """litkit/ empty (a submodule cloned without --recurse-submodules):
+    make says what is missing and the command that fetches it."""
+    d = checkout(str(tmp_path), files=[f for f in sources()
+                                       if not f.startswith("litkit/")])
+    os.makedirs(f"{d}/litkit")
+    p = make(os.path.join(d, module))
+    assert p.returncode == 2 and re.search(
+        r"\*\*\* litkit is missing from \S*litkit/; fetch it: git submodule "
+        r"update --init", p.stderr), p.stderr
+
+
 @pytest.mark.parametrize("goal,pip", [([], True), (["sm80-check"], True),
                                       (["check-all"], True), (["site"], False),
                                       (["tangle"], False)],
@@ -83,8 +108,8 @@ def test_setup_before_the_goal(tmp_path, goal, pip):
     script(real, f'echo tangle >> {log}; exec "$0.real" "$@"\n')
     p = make(d, *goal)
     assert p.returncode != 0 and "set-up failed" in p.stderr, p.stderr
-    assert log.read_text().splitlines() == [
-        "setup --if-root" + " --no-pip" * (not pip)]
+    assert [c for c in log.read_text().splitlines() if c != "setup --stale"
+            ] == ["setup --if-root" + " --no-pip" * (not pip)]   # a query
 
 
 # NVIDIA's packages in the real build/venv (where the toolkit lacks them).
@@ -120,6 +145,21 @@ def test_pip_settings_cannot_misdirect_setup(tmp_path):
         p.stderr
     assert os.path.exists(f"{d}/build/.deps-ok")
     assert not os.path.exists(tmp_path / "t")
+
+
+def test_litkit_of_other_bytes_reinstalled(tmp_path):
+    """A litkit whose files differ from the installed one's but are older
+    (a release archive, an old commit): make installs it again."""
+    d = venv_with(tmp_path, False)
+    for f in ("pyproject.toml", "litkit/__init__.py"):
+        f = pathlib.Path(d, "litkit", f)
+        f.write_text(re.sub(r'(version__? = )"[^"]+"', r'\1"0.0.1"',
+                            f.read_text()))
+    for f in pathlib.Path(d, "litkit").rglob("*"):
+        os.utime(f, (1e9, 1e9))
+    assert make(d, "tangle").returncode == 0
+    assert run([f"{d}/build/venv/bin/python", "-c", "import litkit; print("
+                "litkit.__version__)"]).stdout == "0.0.1\n"
 
 
 @pytest.mark.slow
@@ -206,8 +246,14 @@ def test_check_reports_each_group(tmp_path):
     assert re.search(r"^make check: all 2 passed", p.stdout, re.M), p.stdout
     t = pathlib.Path(d, "tests/unit/test_harness.c")
     t.write_text(t.read_text() + "\nint broken_by_the_test = ;\n")
-    p = make(d, "check", "CHECKS=unit-test stale-evidence")
+    nw = pathlib.Path(d, "day74.nw")   # a code edit: what is stale, first
+    nw.write_text(nw.read_text().replace("<<pipelined_gemm.cu>>=\n",
+                                         "<<pipelined_gemm.cu>>=\nenum {};\n"))
+    p = make(d, "check", "CHECKS=unit-test stale-evidence",
+             pre=("sh", "-c", 'exec "$@" 2>&1', "-"))
     assert p.returncode != 0
+    assert -1 < p.stdout.find("WARNING: the GPU evidence is of other") < \
+        p.stdout.find("make check: (what"), p.stdout
     assert re.search(line.format("unit-test", "FAILED"), p.stdout, re.M)
     assert re.search(line.format("stale-evidence", "passed"), p.stdout,
                      re.M)
@@ -298,24 +344,38 @@ PAGE_PARTS = ['class="plot-wide"', 'class="plot-narrow"', "data-plot=",
 
 
 def test_pandoc3_figures(tmp_path):
-    """pandoc 3 makes an image alone in its paragraph a Figure: the page's
-    plots (wide and narrow, their numbers' links) and diagram come out as
-    with pandoc 2, and no bare <figure><img> is left."""
+    """pandoc 3 makes an image alone in its paragraph a Figure: the pages'
+    plots (wide and narrow, their numbers' links) come out as with pandoc 2
+    (the lesson's diagram is text in a div, no image), and no bare
+    <figure><img> is left; the weave tests' demo shows what it shows with
+    pandoc 2 (its diagram an <img>, its attributes in any order)."""
     p3 = pandoc3()
     if not p3:
-        pytest.skip("no pandoc 3 here: build/venv/bin/pip install "
+        pytest.skip("no pandoc 3 here: build/venv/bin/python -m pip install "
                     "pypandoc-binary (or PANDOC3=/path/to/pandoc) gives one")
-    out = tmp_path / "index.html"
+    fixtures = pathlib.Path(REPO, "tests", "fixtures", "weave")
+    p = run([os.path.join(litkit.DIR, "weave.sh"), fixtures / "page-demo.nw",
+             fixtures / "facts-good.json", tmp_path / "demo" / "demo.html"],
+            env={**os.environ, "PANDOC": p3, "SITE_EXTRA_RESOURCES": str(
+                fixtures / "plots")})
+    demo = "".join(f.read_text() for f in (tmp_path / "demo").glob("*.html"))
+    shows = json.loads((fixtures / "page-demo.json").read_text())["shows"]
+    assert p.returncode == 0 and [s for s in shows
+                                  if not re.search(s, demo)] == [], p.stderr
     p = run([os.path.join(litkit.DIR, "weave.sh"), "day74.nw",
-             "build/facts.json", str(out)],
+             "build/facts.json", str(tmp_path / "index.html")],
             env={**os.environ, "PANDOC": p3, "WEAVE_MD": str(tmp_path / "md"),
                  "SITE_EXTRA_RESOURCES": "build/plots"})
     assert p.returncode == 0, p.stderr
-    page, real = out.read_text(), pathlib.Path(
-        REPO, "site/index.html").read_text()
-    assert [page.count(x) for x in PAGE_PARTS] == [
-        real.count(x) for x in PAGE_PARTS] and page.count("<figure") >= 4
-    assert not re.search(r"<figure>\s*<img", page)
+    figures = 0
+    for name in ("index.html", "lab.html", "program.html"):
+        page, real = (pathlib.Path(d, name).read_text() for d in (
+            tmp_path, pathlib.Path(REPO, "site")))
+        assert [page.count(x) for x in PAGE_PARTS] == [
+            real.count(x) for x in PAGE_PARTS], name
+        assert not re.search(r"<figure>\s*<img", page), name
+        figures += page.count("<figure")
+    assert figures >= 3   # the three plots, on whichever page
 
 
 @pytest.mark.slow

@@ -244,6 +244,22 @@ def test_environment_and_values(scratch, env, arg):
         0, want.stdout)) and (not arg or f"{arg} cannot work" in p.stderr)
 
 
+def test_nvcc_environment_ignored(scratch):
+    """Each variable nvcc reads from the environment (the NVCC_* names in
+    its binary; NVIDIA's manual lists NVCC_PREPEND_FLAGS, NVCC_APPEND_FLAGS,
+    NVCC_CCBIN) is ignored with a note: no recipe, so no nvcc, sees it."""
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not os.path.isfile(nvcc):
+        pytest.skip("no nvcc: nothing reads these variables")
+    names = set(re.findall(r"\bNVCC_[A-Z_]*[A-Z]\b", pathlib.Path(
+        nvcc).read_bytes().decode("latin-1")))
+    assert {"NVCC_CCBIN", "NVCC_APPEND_FLAGS"} <= names
+    p = make(scratch, "--eval", "nvcc-env: ; @env | grep ^NVCC_ || :",
+             "nvcc-env", env=dict.fromkeys(names, "/nonexistent/g++-99"))
+    assert p.returncode == 0 and "NVCC_" not in p.stdout, p.stdout
+    assert [n for n in names if f"ignoring {n} from" not in p.stderr] == []
+
+
 def test_quiet_unless_v1(scratch):
     """make prints a short line per product, with no command or temporary;
     make V=1 prints the commands in full."""
@@ -332,6 +348,20 @@ def test_stale_evidence_warned(scratch, nw):
                 k.lower() in stale)] == [], (stale, p.stderr)
     for f, text in ev.items():
         f.write_text(text)
+
+
+def test_sources_from_the_future(tmp_path):
+    """The source and the manifest dated 2 h ahead (clock skew, an archive
+    from elsewhere): make warns, tangles once and finishes; the next make
+    tangles nothing (no included makefile is remade in a loop)."""
+    d = seeded(str(tmp_path / "future"), more=[])
+    ahead = time.time() + 7200
+    for f in ("day74.nw", "tools/manifest.toml"):
+        os.utime(os.path.join(d, f), (ahead, ahead))
+    for tangles in (1, 0):
+        p = make(d, "tangle", timeout=60)
+        assert p.returncode == 0 and "in the future" in p.stderr, p.stderr
+        assert p.stdout.count("TANGLE") == tangles, p.stdout
 
 
 @pytest.mark.slow

@@ -20,10 +20,11 @@
 # read here, so that the module's variables can use its lists).
 
 # ---- the user's variables: only from the command line (make CC=clang) -----
+# nvcc's own: those NVIDIA's nvcc manual lists ("NVCC Environment Variables").
+NVCC_ENV  := NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS NVCC_CCBIN
 USER_VARS += PYTHON NOTANGLE NOROOTS NOWEAVE PANDOC JOBS TIDY CHROMIUM \
-  CHROMEDRIVER NVCC ARCH CC CFLAGS \
-  NVCCFLAGS NVCCFLAGS_EXTRA LDFLAGS LDLIBS CUOBJDUMP NVDISASM \
-  NVCC_PREPEND_FLAGS NVCC_APPEND_FLAGS
+  CHROMEDRIVER NVCC ARCH CC CFLAGS NVCCFLAGS NVCCFLAGS_EXTRA LDFLAGS LDLIBS \
+  CUOBJDUMP NVDISASM $(NVCC_ENV)
 $(foreach v,$(sort $(USER_VARS)),$(if $(filter environment,$(origin $v)),$(if \
   $(MAKE_RESTARTS)$(filter-out 0,$(MAKELEVEL)),,$(warning note: ignoring $v \
   from the environment; give it on the command line: make $v=...))$(eval \
@@ -36,6 +37,9 @@ VENV   := build/venv
 # PYTHONIOENCODING..., no user site: nothing of the user's reaches a tool.
 PY     := $(VENV)/bin/python -B -E -s
 sq = '$(subst ','\'',$1)'# a path quoted for the shell, whatever it holds
+# $(call dated,FILE,FROM): FILE dated no earlier than any of FROM, one in
+# the future too (clock skew): else make remakes an included FILE forever.
+dated = for f in $2; do [ $1 -nt "$$f" ] || touch -r "$$f" $1; done
 # The goals given, but those that build nothing.
 BUILDING := $(filter-out clean help setup $(NOBUILD_GOALS),$(or \
   $(MAKECMDGOALS),all))
@@ -53,10 +57,8 @@ endif
 SETUP := LIT_APT=$(call sq,$(LIT_APT)) LIT_PIP=$(call sq,$(LIT_PIP)) \
   LIT_PIP_UNLESS=$(call sq,$(LIT_PIP_UNLESS)) LIT_SRC=$(call sq,$(LIT_SRC)) \
   PYTHON=$(call sq,$(PYTHON)) $(call sq,$(LIT_SRC))/litkit/setup.sh
-# LIT_OLD: the installed litkit is missing or older than its source.
-LIT_OLD := $(shell [ -f $(VENV)/.litkit-installed ] && [ -z "$$(find \
-  $(call sq,$(LIT_SRC)) -type f -newer $(VENV)/.litkit-installed | \
-  head -n 1)" ] || echo lit)
+# LIT_OLD: the installed litkit is missing or of another source.
+LIT_OLD := $(shell $(SETUP) --stale && echo lit)
 SETUP_DUE := $(and $(BUILDING),$(if $(MAKE_RESTARTS),,x),$(filter 0,\
   $(MAKELEVEL)),$(if $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring \
   q,$(firstword -$(MAKEFLAGS))),,x),$(strip $(shell \
@@ -81,8 +83,9 @@ ifeq ($(wildcard $(VENV)/bin/python),)
 PY := PYTHONPATH=$(call sq,$(LIT_SRC)) $(PYTHON) -B -s
 endif
 ifneq ($(and $(LISTS),$(BUILDING)),)
-$(if $(shell for f in $(LISTS_FROM); do [ $(LISTS) -nt $$f ] || { \
-  $(LISTS_CMD) $(LISTS) >&2 || echo x; break; }; done),$(error \
+$(if $(shell for f in $(LISTS_FROM); do [ -f $(LISTS) ] && ! [ $$f -nt \
+  $(LISTS) ] || { $(LISTS_CMD) $(LISTS) >&2 && $(call dated,$(LISTS),\
+  $(LISTS_FROM)) || echo x; break; }; done),$(error \
   $(firstword $(LISTS_FROM)): cannot write $(LISTS)))
 include $(LISTS)
 endif

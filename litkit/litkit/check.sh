@@ -5,8 +5,8 @@
 # seconds. The commands' output goes to build/check/NAME.log (what the groups
 # need: build/check/prerequisites.log); a failed group's log is printed at the
 # end. The calling make's flags and command-line variables reach every make
-# (its jobserver does not: JOBS says how many). CHECK_AFTER: a make target
-# run after the groups, whatever their result (a warning, say), or empty.
+# (its jobserver does not: JOBS says how many). CHECK_FIRST: a make target
+# run before the groups, whatever follows (a warning, say), or empty.
 # CHECK_NAME: the goal the lines name (default: check). LIT_QUICK=1 (make
 # check): lit.mk's TEST leaves out the tests marked slow; a group's line
 # counts them.
@@ -45,9 +45,9 @@ skips() {
   printf ')'
 }
 t0=$SECONDS
-after=${CHECK_AFTER:-}
+first=${CHECK_FIRST:-}
+[ -z "$first" ] || mk $first
 if [ ${#groups[@]} -eq 0 ]; then
-  [ -z "$after" ] || mk $after
   echo "make $name: no group to run"; exit 0
 fi
 
@@ -97,7 +97,6 @@ for g in "${groups[@]}"; do
 done
 while [ $running -gt 0 ]; do finish; done
 
-[ -z "$after" ] || mk $after
 if [ ${#failed[@]} -eq 0 ]; then
   echo "make $name: all ${#passed[@]} passed in $((SECONDS - t0)) s:" \
        "${passed[*]}"

@@ -91,7 +91,8 @@ $(call refuse,NVCC,$(if $(findstring $$,$(NVCC)),'',*),nvcc fails from a \
 
 # ---- the program's objects --------------------------------------------------
 CC_CMD   := $(CC) $(CFLAGS) $(CC_NEEDS) $(LDFLAGS) $(LDLIBS)
-NVCC_CMD := $(NVCC) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA)
+NVCC_CMD := $(NVCC) $(NVCCFLAGS) $(NVCC_NEEDS) $(NVCCFLAGS_EXTRA) $(foreach \
+  v,$(NVCC_ENV),$($v))# nvcc's variables (make NVCC_CCBIN=...) rebuild too
 build/host/cc.cmd: $(call changed,CC_CMD,build/host/cc.cmd)
 	@mkdir -p $(@D) && printf '%s\n' $(call sq,$(CC_CMD)) > $@
 $(OBJDIR)/nvcc.cmd: $(call changed,NVCC_CMD,$(OBJDIR)/nvcc.cmd)

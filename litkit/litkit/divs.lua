@@ -6,8 +6,6 @@ divs.lua: lesson boxes from fenced divs.
                                         none when it is empty
 <details> is folded by default and opens without JavaScript; the summary
 attribute is read as Markdown, so it may hold `code`.
-Math that starts as a shell variable in a path does ($NAME/, $NAME:, ${N})
-is the text it was: "PATH=$CUDA_HOME/bin:$PATH" is no math. (Else: \$.)
 A fence pandoc read as text (a "::: {" line with no blank line before it)
 is an error that quotes it: it would show on the page as it was typed.
 ]]
@@ -62,11 +60,3 @@ local function unread_fence(el)
   end
 end
 Para, Plain = unread_fence, unread_fence
-
-function Math(m)
-  local t = m.text
-  if m.mathtype == "InlineMath" and (t:match("^[%a_][%w_]+[/:]") or
-      t:match("^{[%a_][%w_]*}")) then
-    return pandoc.Str("$" .. t .. "$")
-  end
-end

@@ -23,8 +23,8 @@
 #   CHECKS      make check's test groups (targets the module defines), run
 #               JOBS (default 4) at a time, a line each (check.sh); a group
 #               whose NEEDS_<group> (COMMAND PACKAGE HOW triples, as need.sh
-#               takes) is missing is skipped with a note; CHECK_AFTER: a
-#               target run after them (default: stale-evidence, with
+#               takes) is missing is skipped with a note; CHECK_FIRST: a
+#               target run before them (default: stale-evidence, with
 #               DERIVE; make check CHECKS= runs none). No
 #               CHECKS at all: the module defines check itself. make check
 #               leaves out the tests marked slow (pytest -m "not slow":
@@ -42,7 +42,7 @@
 # the module does not get (make help leaves them out). Each goal the
 # Makefile documents for make help is phony. build/tangle.mk
 # is the tangle's stamp (make remakes it first, so make -q agrees after
-# make). Helpers: sq (quoting), refuse (boot.mk), changed, TMP, NEED, PY
+# make). Helpers: sq (quoting), refuse, dated (boot.mk), changed, TMP, NEED, PY
 # (the venv's Python), TEST (pytest, with tests/pytest.ini only), FORCE,
 # PAGE_TOOLS (TIDY, CHROMIUM, CHROMEDRIVER: what page tests need),
 # Q and show: a recipe line `@$(call show,WHAT,FILE)` then `$(Q)command`
@@ -138,6 +138,7 @@ $(Q)set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
  for f in build/source.sha256 build/source_hash.h build/source.tokens; do \
    cmp -s $$f$$t $$f && rm -f $$f$$t || mv -f $$f$$t $$f; done
 @echo "# make's stamp of the tangle of $(NW)" > build/tangle.mk
+@$(call dated,build/tangle.mk,$^)
 endef
 build/tangle.mk: $(NW) $(LIT)/tangle.sh $(LIT)/tokens.py
 	$(LIT_TANGLE)
@@ -156,6 +157,7 @@ clean: ## remove the pages (site/ if left empty) and build/, all but build/venv
 ifneq ($(LISTS),)
 $(LISTS): $(LISTS_FROM) # (boot.mk reads it) again after make clean
 	@$(LISTS_CMD) $@
+	@$(call dated,$@,$^)
 endif
 
 # make clean with other goals (make -j2 clean all): one after another.
@@ -224,16 +226,16 @@ site/downloads/source_hash.h: build/source_hash.h
 # ---- make check --------------------------------------------------------------
 ifneq ($(origin CHECKS),undefined)
 JOBS ?= 4
-CHECK_AFTER ?= $(if $(DERIVE),stale-evidence)
+CHECK_FIRST ?= $(if $(DERIVE),stale-evidence)
 $(call refuse,JOBS,[1-9]|[1-9][0-9]|[1-9][0-9][0-9],give a number of jobs)
-.PHONY: check check-all $(CHECKS) $(CHECK_AFTER)
+.PHONY: check check-all $(CHECKS) $(CHECK_FIRST)
 check: deps ## every test group that needs no GPU, its slow tests left out
 	@$(call lit_check,1)
 check-all: deps ## make check with the slow tests (whole scratch builds)
 	@$(call lit_check,)
 lit_check = $(foreach c,$(CHECKS),if $(NEED) $(or $(NEEDS_$c),true -); then \
   run="$$run $c"; else echo "make $@: skipping $c" >&2; fi;) LIT_QUICK=$1 \
-  CHECK_NAME=$@ CHECK_AFTER='$(CHECK_AFTER)' $(LIT)/check.sh $(JOBS) $$run
+  CHECK_NAME=$@ CHECK_FIRST='$(CHECK_FIRST)' $(LIT)/check.sh $(JOBS) $$run
 endif
 
 # ---- test groups of any module (for CHECKS, or typed) -----------------------

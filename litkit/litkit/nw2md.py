@@ -3,7 +3,8 @@
 Use: noweave -n -t -index -backend 'python3 nw2md.py' lesson.nw > lesson.md
 
 Reads noweb's pipeline on standard input. Documentation passes through as
-Markdown, [[quoted code]] as inline code (chunk uses linked as in code).
+Markdown (a $ or __ in it that is no math or emphasis escaped: prose()),
+[[quoted code]] as inline code (chunk uses linked as in code).
 Each code chunk becomes a raw HTML block: a header, its exact text
 (escaped, highlighted by Pygments, Debian python3-pygments) with chunk uses
 and identifiers linked, and noweb's cross references. A chunk list and the
@@ -187,10 +188,37 @@ def esc(text):
 
 
 def name_html(name):
-    """A chunk name as HTML, its [[quoted]] parts as code, in ⟨⟩."""
+    """A chunk name as HTML, its [[quoted]] parts as code, in ⟨⟩ (a quote
+    ends, as in noweb, at the last ]] of a run: [[a[i]]] holds a[i])."""
     return "⟨%s⟩" % "".join("<code>%s</code>" % esc(p) if i % 2 else esc(p)
                              for i, p in enumerate(re.split(
-                                 r"\[\[(.*?)\]\]", name)))
+                                 r"\[\[(.*?)\]\](?!\])", name)))
+
+
+# Prose as pandoc reads it, left to right: an escape, a code span or fence
+# (or unclosed backticks), display math, inline math (group 2: its text), an
+# indented (code) line, a run of underscores. NOT_MATH: math text that
+# starts with a shell variable ($HOME, ${X}, $dir/) or holds code or a $.
+PROSE = re.compile(r"\\.|(?<!`)(`+)(?!`).*?(?<!`)\1(?!`)|`+|^~~~.*?^~~~|"
+                   r"\$\$.*?\$\$|\$(?=\S)(.*?\S)\$(?!\d)|^(?: {4}|\t)[^\n]*|"
+                   r"(?<=\w)_{2,}|_{2,}(?=\w)", re.S | re.M)
+NOT_MATH = re.compile(r"[A-Z]{2}|\{|[A-Za-z_]\w+[/:]|.*`|.*(?<!\\)\$", re.S)
+
+
+def prose(text):
+    """Markdown prose with each $ that would open math that is NOT_MATH
+    escaped (\\$), and each underscore of a run of two or more in a word
+    (__shared__): they show as typed."""
+    out, i = [], 0
+    for m in iter(lambda: PROSE.search(text, i), None):
+        if m.group(2) and NOT_MATH.match(m.group(2)):
+            out.append(text[i:m.start()] + "\\$")
+            i = m.start() + 1
+        else:
+            out.append(text[i:m.start()] + (m.group(0).replace("_", "\\_")
+                       if m.group(0)[0] == "_" else m.group(0)))
+            i = m.end()
+    return "".join(out) + text[i:]
 
 
 # Highlighting: Pygments, with its short CSS classes (k, kt, nf, c1, cp, mi..)
@@ -402,7 +430,7 @@ class Weaver:
         out = []
         for kind, part in self.parts:
             if kind == "docs":
-                out.extend(map(self.quote_html, part))
+                out.append(prose("".join(map(self.quote_html, part))))
             else:
                 out.append("\n" + self.chunk_html(part) + "\n")
         tail = self.appendix()

@@ -1,31 +1,34 @@
 #!/bin/sh
-# setup.sh (litkit) [--if-root] [--no-pip | --lit-only]: a module's set-up,
-# run from its folder. Installs the Debian packages (litkit's own and the
-# module's LIT_APT) as root, else prints the one command an administrator
-# runs (exit 1); makes the virtual environment LIT_VENV (default
-# build/venv; from $PYTHON, default /usr/bin/python3, with the system's
-# site packages: Debian's pygments, matplotlib, pytest, selenium) and
-# installs litkit into it from LIT_SRC (its pyproject.toml's folder;
-# default: the folder above this script), offline, again whenever a file
-# there is newer than the last install; then, unless the command
-# LIT_PIP_UNLESS succeeds, the module's Python packages LIT_PIP from a
-# registry into the venv (never the system Python; pip runs --isolated, so
-# PIP_USER, PIP_TARGET and the like cannot send them elsewhere; where they
-# come from, PIP_INDEX_URL, PIP_NO_INDEX, ..., is still taken). Writes the
-# stamp LIT_STAMP (default build/.deps-ok) only when every step succeeded,
-# so a later make tries again. Two at once take turns (flock).
+# setup.sh (litkit) [--if-root] [--no-pip | --lit-only | --stale]: a
+# module's set-up, run from its folder. Installs the Debian packages
+# (litkit's own and the module's LIT_APT) as root, else prints the one
+# command an administrator runs (exit 1); makes the virtual environment
+# LIT_VENV (default build/venv; from $PYTHON, default /usr/bin/python3,
+# with the system's site packages: Debian's pygments, matplotlib, pytest,
+# selenium) and installs litkit into it from LIT_SRC (its pyproject.toml's
+# folder; default: the folder above this script), offline, again whenever
+# a file there differs from the last install (name, mode or bytes,
+# whatever its date); then, unless the command LIT_PIP_UNLESS succeeds,
+# the module's Python packages LIT_PIP from a registry into the venv (never
+# the system Python; pip runs --isolated, so PIP_USER, PIP_TARGET and the
+# like cannot send them elsewhere; where they come from, PIP_INDEX_URL,
+# PIP_NO_INDEX, ..., is still taken). Writes the stamp LIT_STAMP (default
+# build/.deps-ok) only when every step succeeded, so a later make tries
+# again. Two at once take turns (flock).
 # LIT_NO_SETUP=1 (a GPU node without a registry): the Debian packages and
 # LIT_PIP are not checked; litkit is still installed (offline).
 # Exit: 0 done; 1 packages missing (not root); 2 an install failed.
 # --if-root: a failed LIT_PIP install is reported, and exits 0 (without the
-# stamp). --no-pip: no LIT_PIP (and no stamp). --lit-only: the venv and
-# litkit only.
+# stamp); without it, root in a folder of another owner installs only the
+# Debian packages. --no-pip: no LIT_PIP (and no stamp). --lit-only: the
+# venv and litkit only. --stale: exit 0 when litkit is due, else 1.
 set -eu
-soft=0 pip=1 apt=1
+soft=0 pip=1 apt=1 ask=0
 for a in "$@"; do
     case $a in --if-root) soft=1 ;; --no-pip) pip=0 ;;
-    --lit-only) pip=0 apt=0 ;;
-    *) echo "usage: setup.sh [--if-root] [--no-pip | --lit-only]" >&2
+    --lit-only) pip=0 apt=0 ;; --stale) ask=1 ;;
+    *) echo "usage: setup.sh [--if-root] [--no-pip | --lit-only |" \
+            "--stale]" >&2
        exit 2 ;;
     esac
 done
@@ -38,6 +41,15 @@ APT="noweb pandoc python3-venv python3-setuptools python3-wheel
      python3-pygments python3-pytest make
      ${LIT_APT:-}"
 PIP=${LIT_PIP:-}
+lit=$VENV/.litkit-installed
+digest() {   # litkit's source: its files' names, modes and bytes
+    tar -C "$SRC" -c --sort=name --mtime=@0 --owner=0 --group=0 --exclude \
+        __pycache__ --exclude ./build --exclude '*.egg-info' . | sha256sum
+}
+stale() {   # stale: litkit's install is missing or of another source
+    [ "$(digest)" != "$(cat "$lit" 2>/dev/null)" ]
+}
+[ $ask = 0 ] || { stale; exit; }
 if [ -n "${LIT_NO_SETUP:-}" ]; then
     echo "setup.sh: LIT_NO_SETUP is set; not checking packages" >&2
     apt=0 pip=0
@@ -64,11 +76,12 @@ if [ -n "$missing" ]; then
     apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
         exit 2
 fi
-
-lit=$VENV/.litkit-installed
-stale() {   # stale: litkit's install is missing or older than a file of it
-    [ ! -f "$lit" ] || [ -n "$(find "$SRC" -type f -newer "$lit" | head -n 1)" ]
-}
+# Root in another user's checkout (make setup where a student works): the
+# Debian packages only; build/ is left to the owner, whose make makes it.
+if [ $soft = 0 ] && [ "$(id -u)" = 0 ] && [ "$(stat -c %u .)" != 0 ]; then
+    echo "setup.sh: the Debian packages are installed; $VENV is left to" \
+         "this folder's owner: their make sets it up" >&2; exit 0
+fi
 due() {   # due: the venv or litkit's install is missing or stale
     ! grep -qs '^include-system-site-packages = true' "$VENV/pyvenv.cfg" ||
     stale
@@ -91,14 +104,14 @@ then
     fi
     mv "$VENV.new" "$VENV"
 fi
-# litkit, from its source, when a file there is newer than the last install:
+# litkit, from its source, when it differs from the last install:
 # a wheel built from a copy (the source gets no build/ or egg-info) by
 # $PYTHON's setuptools (a venv's own cannot build where its path holds a $),
 # then installed, offline.
 if stale; then
     t=$(mktemp -d "${TMPDIR:-/tmp}/litkit.XXXXXX")
     trap 'rm -rf "$t"' EXIT
-    touch "$t/stamp"
+    digest > "$t/stamp"
     cp -R "$SRC" "$t/src" && rm -rf "$t/src/build" "$t/src"/*.egg-info
     if ! (cd "$t/src" && "$PYTHON" -E -s -c 'import sys
 import setuptools.build_meta as m

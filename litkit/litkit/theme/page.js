@@ -233,7 +233,8 @@
       .forEach(function (t) {
         var wrap = t.parentNode;
         wrap.classList.remove('too-narrow');
-        if (t.getBoundingClientRect().width > wrap.clientWidth + 0.5)
+        // Any overflow, a fraction of a pixel too (a "(stale)" mark's).
+        if (wrap.scrollWidth > wrap.clientWidth)
           wrap.classList.add('too-narrow');
       });
   }
