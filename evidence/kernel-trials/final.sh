@@ -1,8 +1,8 @@
 #!/bin/bash
 # .exp/final.sh: one device call: make evidence-gpu at these sources (its
 # tools/gpu/device-run.sh: $OUT/evidence.tgz), then the experiments
-# (.exp/run.sh: $OUT/exp.tgz) until 560 s into the call.
-deadline=$(( $(date +%s) + 560 ))
+# (.exp/run.sh: $OUT/exp.tgz) until DEADLINE_S (560) seconds into the call.
+deadline=$(( $(date +%s) + ${DEADLINE_S:-560} ))
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
 bash tools/gpu/device-run.sh "$OUT" >/tmp/ev-run.log 2>&1
 echo "evidence-gpu done at $SECONDS s"; grep -E '^   exit [1-9]|failed|passed' /tmp/ev-run.log | tail -n 8
