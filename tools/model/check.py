@@ -54,10 +54,9 @@ Then the block's tile of C is compared with the exact product.
 The orders change only which failure is met first: happens-before (vector
 clocks over barriers, waits and the pipeline's arrivals) decides what
 breaks a rule. Dynamic shared memory: the model first calls the file's own
-launch path (day74_configure, day74_launch of day74_basic), which launch
-nothing but
-record cudaFuncAttributeMaxDynamicSharedMemorySize and the launch's bytes;
-a launch past 48 KiB not allowed that far, or past 227 KiB, fails
+entry points, day74_basic_configure and day74_basic_launch, which launch
+nothing but record cudaFuncAttributeMaxDynamicSharedMemorySize and the
+launch's bytes; a launch past 48 KiB not allowed that far, or past 227 KiB, fails
 (static shared memory is not added: make stage-limits counts it). The
 area has the launch's bytes and the alignment its declaration states, no
 more: a misaligned or out-of-bounds copy fails.
@@ -98,9 +97,9 @@ extern "C" int lit_launch_piped(const float* a, const float* b, float* c,
                                 int n)
 {
     day74_kernel_info info;
-    cudaError_t err = day74_configure(&day74_basic, DAY74_PIPED, 0, &info);
+    cudaError_t err = day74_basic_configure(DAY74_PIPED, 0, &info);
     if (err == cudaSuccess)
-        err = day74_launch(&day74_basic, DAY74_PIPED, a, b, c, n, 0, nullptr);
+        err = day74_basic_launch(DAY74_PIPED, a, b, c, n, 0, nullptr);
     return static_cast<int>(err);
 }
 """
