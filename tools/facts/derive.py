@@ -216,6 +216,9 @@ def derive(facts, evidence):
     put("smem.stage_bytes", ["ptxas.sm80.s4.piped.smem",
                              "ptxas.sm80.s5.piped.smem"],
         lambda four, five: five - four)
+    put("smem.fixed_bytes", ["ptxas.sm80.s4.piped.smem",
+                             "ptxas.sm80.s5.piped.smem"],
+        lambda four, five: five - 5 * (five - four))
     # Two caps on the FMA pipe: shared memory's (1 wavefront per 4 FMA
     # instructions) and the issue slots' (one instruction per scheduler and
     # cycle, so at most the FFMAs' share of the instructions executed).
@@ -534,6 +537,8 @@ def lab_verdicts(put, facts, m):
     runs = [f"lab.loops.{manifest.key(x)}.s{s}.gpu" for x in lab.loops
             for s in lab.loop_depths]
     put("lab.loops.gpu_missed", runs, lambda *t: t.count("missed"))
+    put("lab.loops.gpu_ran", runs,
+        lambda *t: t.count("missed") + t.count("wrong result"))
     put("verdict.loops_gpu", runs + ["lab.loops.good.passed"],
         lambda *t: "control failed" if not t[-1] else "some missed"
         if "missed" in t else "all caught")
