@@ -509,7 +509,7 @@ def test_lab_readers_on_fixture_lines():
     (tests/fixtures/lab): medians, each round's order, the seed's printed
     interval, the loop tokens and "not run" for a missing transcript."""
     from tools.gpu import lab_facts
-    m, facts = manifest.load(), {}
+    m, facts = manifest.load(), lab_facts.Sourced()
     lab_facts.depth_facts(LAB_FIX, m, facts)
     assert facts["lab.depths.orders"] == "3<2<4 2<3<4"
     assert facts["lab.depths.rounds"] == 2
@@ -545,24 +545,17 @@ def test_lab_reader_errors(tmp_path):
         bad.write_text(text)
         with pytest.raises(lab_facts.EvidenceError,
                            match="ex-no-barrier-s2"):
-            lab_facts.loop_facts(d, m, {}, root=REPO)
+            lab_facts.loop_facts(d, m, lab_facts.Sourced(), root=REPO)
     os.remove(os.path.join(d, "depths-4-2.csv"))
     with pytest.raises(lab_facts.EvidenceError, match="lacks a depth"):
-        lab_facts.depth_facts(d, m, {})
+        lab_facts.depth_facts(d, m, lab_facts.Sourced())
 
 
-def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
-    """Each SYNCS.PHASECHK counts for the wait (producer_acquire or
-    consumer_wait) whose own instructions precede it most closely; tests per
-    warp and K-slice are all of a wait's tests over its first one's, and its
-    retry share the samples on the later tests over all (each address once).
-    Per depth, the page's samples and those in each warp state of
-    CODE_STALLS, summed over the kernel; depths grouped by their inner
-    products (FFMA, LDS in the .nw's lines) and ordered by each count.
-    A wait with no test, a test whose barrier offset says the other wait, or
-    a page without an inner product is an error naming the file."""
-    from tools.gpu import gpu_facts
-    m = manifest.load()
+def code_pages(tmp_path, m):
+    """A CUDA view (ncu-lines) per depth in tmp_path as gpu-x: two waits,
+    their phase tests, a line of the .nw holding the inner product; the
+    last depth's other registers, the others' 10 fewer samples each.
+    Returns (one page's text, its parts (tests, consumer), samples)."""
     head = ('"Line No","Source","Address","Source",'
             '"Warp Stall Sampling (All Samples)","Not","# Samples",'
             '"Instructions Executed","stall_short_sb","stall_dispatch",'
@@ -598,13 +591,29 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
             consumer + '"File Path","/inc/barrier.h"\n' + head + tests +
             again + '"File Path","/src/day74.nw"\n' + head + lesson)
     samples = 150     # 0x10 once: 10 + 10 + 40 + 20 + 10 + 10 + 20 + 30 + 0
-    # the last depth: other registers; the others: 10 fewer samples each
     for i, s in enumerate(m.depths.exercise):
         (tmp_path / f"gpu-x-ncu-lines-{s}.txt").write_text(
             page.replace("R1, R8", "R2, R8") if s == m.depths.exercise[-1]
             else page.replace('"30","0","1","500"', f'"{30 - 10 * i}",'
                               '"0","1","500"'))
-    facts, b = {}, f"ncu.basic.piped.waits.s{m.depths.exercise[-1]}."
+    return page, tests, consumer, samples
+
+
+def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
+    """Each SYNCS.PHASECHK counts for the wait (producer_acquire or
+    consumer_wait) whose own instructions precede it most closely; tests per
+    warp and K-slice are all of a wait's tests over its first one's, and its
+    retry share the samples on the later tests over all (each address once).
+    Per depth, the page's samples and those in each warp state of
+    CODE_STALLS, summed over the kernel; depths grouped by their inner
+    products (FFMA, LDS in the .nw's lines) and ordered by each count.
+    A wait with no test, a test whose barrier offset says the other wait, or
+    a page without an inner product is an error naming the file."""
+    from tools.gpu import gpu_facts
+    m = manifest.load()
+    page, tests, consumer, samples = code_pages(tmp_path, m)
+    facts, b = gpu_facts.Sourced(), "ncu.basic.piped.waits.s%d." % (
+        m.depths.exercise[-1])
     gpu_facts.wait_facts(str(tmp_path / "gpu-x"), facts, m)
     c = f"ncu.basic.piped.code.s{m.depths.exercise[-1]}."
     assert facts[c + "samples"] == samples
@@ -628,21 +637,19 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     assert facts["ncu.basic.piped.waits.consumer.repeats"] == 10 * len(
         m.depths.exercise)    # summed over the depths
     last = tmp_path / f"gpu-x-ncu-lines-{m.depths.exercise[-1]}.txt"
-    last.write_text(page.replace(consumer, ""))
-    with pytest.raises(gpu_facts.EvidenceError,
-                       match=r"ncu-lines-\d\.txt: the phase test .*R2\+URZ"):
-        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
-    last.write_text(page.replace("[R2+URZ]", "[R2+URZ+0x8]"))
-    with pytest.raises(gpu_facts.EvidenceError,
-                       match="offset says the other wait"):
-        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
-    last.write_text(page.replace(tests, tests.replace("PHASECHK", "X")))
-    with pytest.raises(gpu_facts.EvidenceError,
-                       match=r"no phase test of wait_parity\(__consumed"):
-        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
-    last.write_text(page.replace("/src/day74.nw", "/src/lesson.cu"))
-    with pytest.raises(gpu_facts.EvidenceError, match="no inner product"):
-        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
+    for text, said in (
+            (page.replace(consumer, ""),
+             r"ncu-lines-\d\.txt: the phase test .*R2\+URZ"),
+            (page.replace("[R2+URZ]", "[R2+URZ+0x8]"),
+             "offset says the other wait"),
+            (page.replace(tests, tests.replace("PHASECHK", "X")),
+             r"no phase test of wait_parity\(__consumed"),
+            (page.replace("/src/day74.nw", "/src/lesson.cu"),
+             "no inner product")):
+        last.write_text(text)
+        with pytest.raises(gpu_facts.EvidenceError, match=said):
+            gpu_facts.wait_facts(str(tmp_path / "gpu-x"),
+                                 gpu_facts.Sourced(), m)
 
 
 def test_lane_units_read_the_pattern_switch():
@@ -703,7 +710,7 @@ def test_depth_code_and_depth_helpers(tmp_path):
     path.write_text("# stamp\n\n" + "\n".join(lines) + "\n\nEqual...\n")
     profile = {f"ncu.basic.piped.code.s{s}.inner_sha": f"p{x}False"
                for s, x in zip(d, sha[lesson])}
-    facts = dict(profile)
+    facts = gpu_facts.Sourced(profile)
     gpu_facts.depth_code_facts(str(tmp_path / "x"), facts, m)
     for b in ("native", "stages"):
         c = f"{b}.code."
@@ -724,7 +731,8 @@ def test_depth_code_and_depth_helpers(tmp_path):
     for bad in (lines[:-1], lines[:-1] + [lines[-1].replace("288", "287")]):
         path.write_text("\n".join(bad) + "\n")
         with pytest.raises(gpu_facts.EvidenceError, match="depth-code"):
-            gpu_facts.depth_code_facts(str(tmp_path / "x"), dict(profile), m)
+            gpu_facts.depth_code_facts(str(tmp_path / "x"),
+                                       gpu_facts.Sourced(profile), m)
     assert derive.clear_fastest(d, 0.95, 0.96, 0.93, 0.94, 0.97, 0.98) == \
         str(d[1])
     assert derive.clear_fastest(d, 0.95, 0.96, 0.93, 0.951, 0.97, 0.98) == \
