@@ -48,9 +48,9 @@ HASH_MACRO := DAY74_SOURCE_HASH
 FORMATTED  := $(filter-out %student.cu,$(ROOTS:%=build/clean/%))# not yours
 DOWNLOADS  := $(PROGRAM)
 PAGES      := index lab program record# as day74.nw declares them; the lesson first
-SCHEMA     := build/schema.tsv# with the manifest's lists in its @{...} rows
+SCHEMA     := tools/facts/schema.tsv# its @{...} rows: DERIVE's schema_rows
 DERIVE     := tools.facts.derive# and make stale-evidence
-FACTS_DEPS := tools/facts/derive.py
+FACTS_DEPS := tools/facts/derive.py tools/facts/cited.tsv $(LISTS_FROM)
 # The plots, from the facts: NAME.svg, NAME-narrow.svg (phones) and
 # NAME.values.tsv (numbers the page tests find in the tables it names).
 PLOT_FILES := $(foreach p,gflops residency stages,$(addprefix build/plots/$p,\
@@ -165,8 +165,6 @@ robust-test: ## interrupted, full-disk, read-only, missing tools
 
 # ---- the rules --------------------------------------------------------------
 build/tangle.mk: $(LISTS_FROM)# the roots are the manifest's too
-$(SCHEMA): tools/facts/schema.tsv $(LISTS_FROM)
-	@$(PY) -m tools.manifest schema tools/facts/schema.tsv $@
 $(PLOT_FILES) &: build/facts.json tools/plots/plot.py $(LIT)/litlib.py
 	@$(PY) -m tools.plots.plot build/facts.json build/plots
 # The CPU model's own half, compiled once (a check compiles the kernel only).

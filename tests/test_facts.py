@@ -20,19 +20,10 @@ from tools.facts import derive
 from litkit import gather, litlib
 
 FIX = os.path.join(FIXTURES, "facts")
-SCHEMA = os.path.join(REPO, "tools", "facts", "schema.tsv")
+SCHEMA = os.path.join(REPO, "tools", "facts", "schema.tsv")  # derive: @{}
 # The manifest group that runs the exercise's solution: the thread-scope loop.
 THREAD_SCOPE = next(g.name for g in manifest.load().groups
                     if g.kernel == "exercises/solution")
-
-
-def real_schema(tmp_path):
-    """The real schema, its @{...} rows expanded from the manifest, in
-    tmp_path; returns its path."""
-    path = tmp_path / "schema.tsv"
-    path.write_text(manifest.schema_text(litlib.read_text(SCHEMA),
-                                         manifest.load(), SCHEMA))
-    return str(path)
 
 
 def gather_case(tmp_path, case, evidence=None, schema=None):
@@ -133,7 +124,7 @@ def test_real_schema_lists_every_fact_of_the_page(tmp_path):
     and fact="name" of day74.nw is in it."""
     (tmp_path / "none").mkdir()
     p, _, doc = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
-                            schema=real_schema(tmp_path))
+                            schema=SCHEMA)
     assert p.returncode == 0, p.stderr
     none = {"text": "none", "from": "", "stale": False}
     assert doc["facts"]["page.evidence"] == none
@@ -158,7 +149,7 @@ def test_committed_evidence_gathers(tmp_path):
     verdicts are the ones the numbers give (tests/fixtures/verdicts.json;
     stages: 3 beat 2 and 4 lost, beyond the spread)."""
     p, _, doc = gather_case(tmp_path, "real", evidence=os.path.join(
-        REPO, "evidence"), schema=real_schema(tmp_path))
+        REPO, "evidence"), schema=SCHEMA)
     assert p.returncode == 0, p.stderr
     want = set(doc["facts_schema"])
     if not glob.glob(os.path.join(REPO, "evidence", "gpu-*-wide.txt")):
@@ -306,7 +297,7 @@ def real_facts(tmp_path_factory):
     as {name: text})."""
     d = tmp_path_factory.mktemp("facts")
     p, out, doc = gather_case(d, "real", evidence=os.path.join(
-        REPO, "evidence"), schema=real_schema(d))
+        REPO, "evidence"), schema=SCHEMA)
     assert p.returncode == 0, p.stderr
     return out, {k: v["text"] for k, v in doc["facts"].items()}
 
@@ -403,7 +394,7 @@ def test_plots_without_gpu_facts(tmp_path):
     written."""
     (tmp_path / "none").mkdir()
     _, out, _ = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
-                            schema=real_schema(tmp_path))
+                            schema=SCHEMA)
     p, got = plot(tmp_path, out)
     assert p.returncode == 0 and "warning" in p.stderr, p.stderr
     assert sorted(got) == sorted(PLOT_FILES)

@@ -1,6 +1,8 @@
 """derive: Day 74's derived facts and every verdict on its predictions.
 
-litkit/gather.py calls derive() (--derive tools.facts.derive). Each put()
+litkit/gather.py calls derive() (--derive tools.facts.derive), and
+schema_rows() for each line of tools/facts/schema.tsv (its @{...} rows:
+the manifest's lists, tools/manifest.py). Each put()
 line is one fact: its name, the facts it reads, how it is computed from
 their unrounded values; missing inputs, no fact ("not yet measured").
 Verdicts are tokens, their sentences are in day74.nw: held / failed; no
@@ -27,6 +29,9 @@ THREADS = 256
 SPREAD = ["spread.2048.ratio_min", "spread.2048.ratio_max"]
 FMA_PER_WAVEFRONT = 0.25  # 1 shared wavefront per 4 FMA instructions
 SEED_FLOOR = 0.99         # issue 22: the lesson at 0.99x the seed's speed
+
+
+schema_rows = manifest.schema_rows
 
 
 def band(values, lo, hi):
