@@ -193,7 +193,7 @@ $(SITE_PAGES) &: $(NW) build/facts.json $(WEAVE_TOOLS) $(WEAVE_DEPS) \
 	@$(NEED) $(PANDOC) pandoc
 	@$(call show,WEAVE,$(SITE_PAGES))
 	$(Q)WEAVE_PAGES='$(PAGES)' WEAVE_MD=build/site/index.md \
-	  SITE_EXTRA_RESOURCES=$(or $(WEAVE_RESOURCES),.) \
+	  LIT_SCHEMA='$(SCHEMA)' SITE_EXTRA_RESOURCES=$(or $(WEAVE_RESOURCES),.) \
 	  $(LIT)/weave.sh $(NW) build/facts.json $(firstword $(SITE_PAGES))
 
 site/downloads/%: build/clean/%
