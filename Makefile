@@ -61,8 +61,8 @@ HELP_VARS  := NVCC ARCH STAGES CC NVCCFLAGS CFLAGS RUN_ARGS
 # make check: stale-evidence's warning, then the groups that need no GPU
 # (below and litkit's), longest first; one missing its NEEDS_ tools: skipped.
 CHECKS := tangle-test exercise-check-solution page-test compile-test \
-          robust-test facts-test setup-test pitfalls-compile format-check \
-          example-test unit-test
+          robust-test litkit-test facts-test setup-test pitfalls-compile \
+          format-check example-test unit-test
 NEEDS_compile-test = $(SASS_TOOLS)
 PAGE_TESTS   := tests/test_page.py# make page-test and site-check
 FORMAT_TESTS := tests/test_format.py# make format-check, before the tangles

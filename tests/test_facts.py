@@ -1,5 +1,5 @@
-"""The facts pipeline: litkit/gather.py on fixture evidence, the real
-schema against day74.nw, tools/facts/derive.py's verdicts,
+"""Day 74's facts: the real schema against day74.nw and the committed
+evidence (litkit's gather itself: litkit/tests), tools/facts/derive.py's verdicts,
 tools/gpu/gpu_facts.py on the committed GPU transcripts, and the plots that
 tools/plots/plot.py draws from the gathered facts."""
 
@@ -19,102 +19,23 @@ from tools import manifest
 from tools.facts import derive
 from litkit import gather, litlib
 
-FIX = os.path.join(FIXTURES, "facts")
 SCHEMA = os.path.join(REPO, "tools", "facts", "schema.tsv")  # derive: @{}
 # The manifest group that runs the exercise's solution: the thread-scope loop.
 THREAD_SCOPE = next(g.name for g in manifest.load().groups
                     if g.kernel == "exercises/solution")
 
 
-def gather_case(tmp_path, case, evidence=None, schema=None):
-    """Run gather.py on fixture folder case (or on evidence=DIR); returns
-    (CompletedProcess, output path, {name: fact} or None)."""
-    out = str(tmp_path / f"{case}.json")
-    p = run([sys.executable, "-m", "litkit.gather", "--schema",
-             schema or os.path.join(FIX, "schema.tsv"), "--evidence",
-             evidence or os.path.join(FIX, case, "evidence"),
-             "--source-hash", os.path.join(FIX, case if case in os.listdir(
-                 FIX) else "good", "source.sha256"),
-             "--derive", "tools.facts.derive", "--out", out])
+def gather_real(tmp_path, evidence):
+    """gather.py on the folder evidence with the real schema and derive.py,
+    of sources measured by no evidence; returns (CompletedProcess, output
+    path, {name: fact} or None)."""
+    out, now = str(tmp_path / "real.json"), tmp_path / "now.sha256"
+    now.write_text("0" * 64 + "\n")
+    p = run([sys.executable, "-m", "litkit.gather", "--schema", SCHEMA,
+             "--evidence", evidence, "--source-hash", str(now), "--derive",
+             "tools.facts.derive", "--out", out])
     return p, out, (json.loads(litlib.read_text(out)) if os.path.exists(out)
                     else None)
-
-
-@pytest.mark.parametrize("case", sorted(
-    c for c in os.listdir(FIX) if os.path.isdir(os.path.join(FIX, c))))
-def test_fixture_case(tmp_path, case):
-    """Each fixture folder's evidence gathers as its expect.json says: exit
-    status, stderr lines, schema descriptions and facts (null: absent)."""
-    want = json.loads(litlib.read_text(os.path.join(FIX, case, "expect.json")))
-    p, out, doc = gather_case(tmp_path, case)
-    assert p.returncode == want["rc"], (want["why"], p.stderr)
-    for line in want.get("stderr", []):
-        assert line in p.stderr, (want["why"], line)
-    assert not [f for f in os.listdir(tmp_path) if "tmp" in f]
-    if want["rc"]:
-        assert not os.path.exists(out), "a failed gather wrote its output"
-        return
-    for name, desc in want.get("schema", {}).items():
-        assert doc["facts_schema"][name] == desc, name
-    for name, fact in want["facts"].items():
-        if fact is None:
-            assert name not in doc["facts"], name
-        else:
-            assert {k: doc["facts"][name][k] for k in fact} == fact, name
-
-
-def test_pandoc_reads_the_facts(tmp_path):
-    """pandoc reads the JSON as YAML metadata, with the same names; read as
-    the weave's second pass reads it (JSON input, where "a_b, c_d" would be
-    an emphasis), each text and source shows as gathered (whitespace
-    aside)."""
-    _, out, doc = gather_case(tmp_path, "good")
-    pandoc = shutil.which(os.environ.get("PANDOC", "pandoc"))
-    q = run([pandoc, "-f", "markdown", "-t", "json", "--metadata-file", out],
-            input="")
-    assert q.returncode == 0, q.stderr
-    assert set(json.loads(q.stdout)["meta"]["facts"]["c"]) == \
-        set(doc["facts"])
-    lua = tmp_path / "show.lua"
-    lua.write_text("function Meta(m) for k, v in pairs(m.facts) do\n"
-                   "  io.stderr:write(k, '|', pandoc.utils.stringify(v.text),"
-                   " '|', pandoc.utils.stringify(v['from']), '\\n') end end\n")
-    q = run([pandoc, "-f", "json", "-t", "plain", "--metadata-file", out,
-             "--lua-filter", str(lua), "-o", os.devnull],
-            input=run([pandoc, "-t", "json"], input="").stdout)
-    assert q.returncode == 0, q.stderr
-    shown = dict(line.split("|", 1) for line in q.stderr.split("\n") if line)
-    awkward = "\"hi\": back\\slash #{b} [l],\t\u00e9t\u00e9\u2028~"
-    assert shown["note.awkward"].split() == (awkward + "|evidence/"
-                                             "compile-fixture.txt").split()
-    assert shown["ptx.sm80.cp_async.total"] == ("7|evidence/compile-fixture"
-                                                ".txt, evidence/compile_sync"
-                                                "_*.txt")
-
-
-@pytest.mark.parametrize("line,expect", [
-    ("a.b\tcompile\t{:.1f\td", "format"), ("a.b\tcompile\t{}{}\td", "one {}"),
-    ("a.{b,}\tcompile\t-\td", "empty alternative"),
-    ("A.b\tcompile\t-\td", "not a legal fact name"),
-    ("a.b\tcompile\t-\td\na.b\tgpu\t-\td", "listed twice")])
-def test_malformed_schema_fails(tmp_path, line, expect):
-    """A malformed schema line is refused, naming the file and line."""
-    path = tmp_path / "schema.tsv"
-    path.write_text(line + "\n")
-    with pytest.raises(gather.GatherError, match=expect):
-        gather.read_schema(str(path))
-
-
-def test_formats_show_values_once():
-    """FORMAT is the one place a value is rounded or worded."""
-    assert gather.show(77.25341, "{:.1f} %", "x") == "77.3 %"
-    assert gather.show(0.9448, "{:.3f}", "x") == "0.945"
-    assert gather.show(50231.2, "{:,.0f}", "x") == "50,231"
-    assert gather.show(True, "caught|missed", "x") == "caught"
-    assert gather.show(False, "caught|missed", "x") == "missed"
-    assert gather.show("held", "-", "x") == "held"
-    with pytest.raises(gather.GatherError):
-        gather.show(1, "caught|missed", "x")
 
 
 def test_real_schema_lists_every_fact_of_the_page(tmp_path):
@@ -123,8 +44,7 @@ def test_real_schema_lists_every_fact_of_the_page(tmp_path):
     from), and every [name]{.fact}
     and fact="name" of day74.nw is in it."""
     (tmp_path / "none").mkdir()
-    p, _, doc = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
-                            schema=SCHEMA)
+    p, _, doc = gather_real(tmp_path, str(tmp_path / "none"))
     assert p.returncode == 0, p.stderr
     none = {"text": "none", "from": "", "stale": False}
     assert doc["facts"]["page.evidence"] == none
@@ -148,8 +68,7 @@ def test_committed_evidence_gathers(tmp_path):
     (the manifest lays out the schema and the parse alike), and its
     verdicts are the ones the numbers give (tests/fixtures/verdicts.json;
     stages: 3 beat 2 and 4 lost, beyond the spread)."""
-    p, _, doc = gather_case(tmp_path, "real", evidence=os.path.join(
-        REPO, "evidence"), schema=SCHEMA)
+    p, _, doc = gather_real(tmp_path, os.path.join(REPO, "evidence"))
     assert p.returncode == 0, p.stderr
     want = set(doc["facts_schema"])
     if not glob.glob(os.path.join(REPO, "evidence", "gpu-*-wide.txt")):
@@ -238,41 +157,6 @@ def test_gpu_facts_reproduce_the_committed_file(tmp_path):
     assert p.returncode == 1 and "gpu-h200-sass.txt" in p.stderr
 
 
-def test_tokens_see_code_not_layout(tmp_path):
-    """litkit/tokens.py: layout, comments and split strings change
-    nothing; a changed token or a directive's line end does."""
-    from litkit import tokens
-    base = ('#define A 1\nint f(void) { return A; } /* x */\n'
-            'const char *s = "ab";\n')
-    same = ['#define A 1\nint f(void)\n{\n    return A;\n}\n'
-            'const char *s =\n    "a" // y\n    "b";\n']
-    other = [base.replace("return A", "return A + 0"),
-             base.replace('"ab"', '"a b"'),
-             base.replace("#define A 1\n", "#define A 1 ")]
-    assert all(tokens.tokens(t) == tokens.tokens(base) for t in same)
-    assert all(tokens.tokens(t) != tokens.tokens(base) for t in other)
-
-
-@pytest.mark.parametrize("same_tokens", [True, False])
-def test_same_text_keeps_evidence_current(tmp_path, same_tokens):
-    """Evidence of other sources is current, and a relayout, only when
-    SOURCES.tsv gives its sha256 the current token digest."""
-    ev = os.path.join(FIX, "good", "evidence")
-    measured = json.loads(litlib.read_text(os.path.join(
-        ev, "compile.facts.json")))["meta"]["source_sha256"]
-    (tmp_path / "now").write_text("1" * 64 + "\n")
-    (tmp_path / "tok").write_text("2" * 64 + "\n")
-    (tmp_path / "sources.tsv").write_text(
-        f"# header\n{measured}\t{'2' if same_tokens else '3'}" + "2" * 63 +
-        "\tabc1234\n")
-    facts = gather.gather(os.path.join(FIX, "schema.tsv"), ev,
-                          str(tmp_path / "now"), str(tmp_path / "out.json"),
-                          "tools.facts.derive", token_path=str(
-                              tmp_path / "tok"),
-                          table_path=str(tmp_path / "sources.tsv"))
-    assert facts["ptx.sm80.piped.total"].stale is not same_tokens
-
-
 # ---- the plots: drawn from the facts alone ----------------------------------
 PLOT_FILES = [n + end for n in ("gflops", "residency", "stages")
               for end in (".svg", "-narrow.svg", ".values.tsv")]
@@ -296,8 +180,7 @@ def real_facts(tmp_path_factory):
     """The committed evidence gathered with the real schema: (path, facts
     as {name: text})."""
     d = tmp_path_factory.mktemp("facts")
-    p, out, doc = gather_case(d, "real", evidence=os.path.join(
-        REPO, "evidence"), schema=SCHEMA)
+    p, out, doc = gather_real(d, os.path.join(REPO, "evidence"))
     assert p.returncode == 0, p.stderr
     return out, {k: v["text"] for k, v in doc["facts"].items()}
 
@@ -393,8 +276,7 @@ def test_plots_without_gpu_facts(tmp_path):
     rewritten; without matplotlib, exit 1 naming the package, nothing
     written."""
     (tmp_path / "none").mkdir()
-    _, out, _ = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
-                            schema=SCHEMA)
+    _, out, _ = gather_real(tmp_path, str(tmp_path / "none"))
     p, got = plot(tmp_path, out)
     assert p.returncode == 0 and "warning" in p.stderr, p.stderr
     assert sorted(got) == sorted(PLOT_FILES)
@@ -429,39 +311,6 @@ def test_gains_and_cited_facts(tmp_path):
     bad.write_text("cited.x\t1.0\n")
     with pytest.raises(ValueError, match=r"cited\.tsv:1: expected"):
         derive.cited(str(bad))
-
-
-@pytest.mark.parametrize("same_tokens", [True, False])
-def test_evidence_carries_its_token_digest(tmp_path, same_tokens):
-    """Evidence whose meta.source_tokens is the current token digest is
-    current (a relayout) without any SOURCES.tsv; another digest: stale."""
-    ev = tmp_path / "evidence"
-    ev.mkdir()
-    obj = json.loads(litlib.read_text(os.path.join(
-        FIX, "good", "evidence", "compile.facts.json")))
-    obj["meta"]["source_tokens"] = "2" * 64
-    (ev / "compile.facts.json").write_text(json.dumps(obj))
-    (tmp_path / "now").write_text("1" * 64 + "\n")
-    (tmp_path / "tok").write_text(("2" if same_tokens else "3") * 64 + "\n")
-    facts = gather.gather(os.path.join(FIX, "schema.tsv"), str(ev),
-                          str(tmp_path / "now"), str(tmp_path / "out.json"),
-                          "tools.facts.derive",
-                          token_path=str(tmp_path / "tok"))
-    assert facts["ptx.sm80.piped.total"].stale is not same_tokens
-
-def test_pinned_evidence_is_no_relayout(tmp_path):
-    """A dated record (meta.pinned) of other sources is never stale and
-    never a relayout: the page's re-flowed sentence is not about it."""
-    obj = json.loads(litlib.read_text(os.path.join(
-        FIX, "good", "evidence", "compile.facts.json")))
-    schema = gather.read_schema(os.path.join(FIX, "schema.tsv"))
-    path = tmp_path / "x.facts.json"
-    for pinned, stale in (("abc1234", False), ("", True)):
-        obj["meta"]["pinned"] = pinned
-        path.write_text(json.dumps(obj))
-        ev = gather.load_evidence(str(path), schema, {"1" * 64}, "1" * 64,
-                                  "2" * 64)
-        assert (ev.stale, ev.relayout) == (stale, False), pinned
 
 
 # ---- the lab notes' facts (tools/gpu/lab_facts.py, evidence/<lab.dir>) ----

@@ -353,7 +353,7 @@ def test_pandoc3_figures(tmp_path):
     if not p3:
         pytest.skip("no pandoc 3 here: build/venv/bin/python -m pip install "
                     "pypandoc-binary (or PANDOC3=/path/to/pandoc) gives one")
-    fixtures = pathlib.Path(REPO, "tests", "fixtures", "weave")
+    fixtures = pathlib.Path(REPO, "litkit", "tests", "fixtures", "weave")
     p = run([os.path.join(litkit.DIR, "weave.sh"), fixtures / "page-demo.nw",
              fixtures / "facts-good.json", tmp_path / "demo" / "demo.html"],
             env={**os.environ, "PANDOC": p3, "SITE_EXTRA_RESOURCES": str(

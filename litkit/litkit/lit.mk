@@ -35,14 +35,14 @@ PAGE_TOOLS = $(call sq,$(TIDY)) tidy apt $(call sq,$(CHROMIUM)) chromium apt \
 # A recipe line's temporary output: its shell's PID in the name, so two
 # makes at once (a build on save beside a terminal's) never share one.
 TMP = $@.$$$$.tmp
-# pytest's own settings only (tests/pytest.ini); env -u: nothing of the
-# user's reaches the Pythons the tests start either.
+# pytest's own settings only (tests/pytest.ini; litkit's for its own);
+# env -u: nothing of the user's reaches the Pythons the tests start either.
 # Under make check (LIT_QUICK=1) the tests marked slow are left out.
-TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
-  -u PYTHONSTARTUP -u PYTHONUSERBASE -u PYTHONWARNINGS -u PYTHONIOENCODING \
-  PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -c tests/pytest.ini \
-  --rootdir=. -q -rs -p no:cacheprovider $(if $(filter 1,$(LIT_QUICK)),-m \
-  'not slow')
+LIT_TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH \
+  -u PYTHONHOME -u PYTHONSTARTUP -u PYTHONUSERBASE -u PYTHONWARNINGS \
+  -u PYTHONIOENCODING PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -q \
+  -rs -p no:cacheprovider $(if $(filter 1,$(LIT_QUICK)),-m 'not slow')
+TEST := $(LIT_TEST) -c tests/pytest.ini --rootdir=.
 # $(call changed,VAR,FILE): FORCE unless FILE holds VAR's value (a command
 # file rewritten on change: other flags rebuild).
 changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
@@ -244,6 +244,12 @@ format-check: $(FORMATTED) ## tangles: <= 80 columns, clang-format clean
 else
 LIT_OFF += format-check
 endif
+
+.PHONY: litkit-test
+NEEDS_litkit-test ?= $(PAGE_TOOLS) clang-format-14 clang-format-14 apt
+litkit-test: ## litkit's own tests (LIT_SRC/tests), which need no module
+	@$(LIT_TEST) -c $(LIT_SRC)/tests/pytest.ini --rootdir=$(LIT_SRC) \
+	  $(LIT_SRC)/tests
 
 ifneq ($(TESTS),)
 .PHONY: test
