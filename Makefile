@@ -11,7 +11,8 @@ USER_VARS := STAGES RUN_ARGS
 # in build/venv, cuobjdump where the toolkit lacks it (for LIT_SASS_GOALS).
 LIT_SRC := litkit
 LIT_APT := python3-matplotlib chromium chromium-driver tidy gcc \
-           python3-selenium libcmocka-dev pkg-config clang-format-14
+           python3-selenium libcmocka-dev pkg-config clang-format-14 \
+           python3-pathspec
 LIT_SASS_GOALS := all check sm80-check stage-limits evidence-compile \
                   compile-test
 # The kernel files and depths: tools/manifest.toml's, for make in LISTS.
