@@ -344,7 +344,7 @@ def test_page_tests_in_any_folder(browser, demo, tmp_path, monkeypatch):
 
 # ---- a second module, woven and tangled by the installed litkit -----------
 # litkit must serve the next day's module as it is: a tiny one
-# (tests/fixtures/tiny, with its own template) that shares nothing with
+# (fixtures/tiny, with its own template) that shares nothing with
 # Day 74 but the installed package (examples/day00 is a whole module).
 
 
