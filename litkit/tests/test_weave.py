@@ -205,16 +205,19 @@ def test_bad_marks_and_links_fail(tmp_path, source, env, needles, line):
 
 def test_missing_and_unknown_facts(tmp_path):
     """A schema name without a value is named on stderr; one outside the
-    schema stops the build, named with its source line, leaving no page."""
+    schema stops the build, named with its source line and the schema
+    (LIT_SCHEMA, from make), leaving no page."""
     out = str(tmp_path / "x.html")
     p = run([WEAVE, DEMO, fixture("facts-good.json"), out], env=WEAVE_ENV)
     assert p.returncode == 0, p.stderr
     assert "unmeasured.one" in p.stderr and "not yet measured" in p.stderr
     os.remove(out)
     p = run([WEAVE, fixture("facts-unknown.nw"),
-             fixture("facts-bad.json"), out])
+             fixture("facts-bad.json"), out], env={**os.environ,
+                                                   "LIT_SCHEMA": "s.tsv"})
     assert p.returncode != 0, "build succeeded"
     assert "not.in.schema" in p.stderr and "facts-unknown.nw:5" in p.stderr
+    assert "schema, s.tsv: the Makefile's SCHEMA" in p.stderr, p.stderr
     assert not os.path.exists(out), "a failed build left its output"
 
 
