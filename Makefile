@@ -11,7 +11,8 @@ USER_VARS := STAGES RUN_ARGS
 # in build/venv, cuobjdump where the toolkit lacks it (for LIT_SASS_GOALS).
 LIT_SRC := litkit
 LIT_APT := python3-matplotlib chromium chromium-driver tidy gcc \
-           python3-selenium libcmocka-dev pkg-config clang-format-14
+           python3-selenium libcmocka-dev pkg-config clang-format-14 \
+           python3-pathspec
 LIT_SASS_GOALS := all check sm80-check stage-limits evidence-compile \
                   compile-test
 # The kernel files and depths: tools/manifest.toml's, for make in LISTS.
@@ -48,27 +49,24 @@ HASH_MACRO := DAY74_SOURCE_HASH
 FORMATTED  := $(filter-out %student.cu,$(ROOTS:%=build/clean/%))# not yours
 DOWNLOADS  := $(PROGRAM)
 PAGES      := index lab program record# as day74.nw declares them; the lesson first
-SCHEMA     := build/schema.tsv# with the manifest's lists in its @{...} rows
+SCHEMA     := tools/facts/schema.tsv# its @{...} rows: DERIVE's schema_rows
 DERIVE     := tools.facts.derive# and make stale-evidence
-FACTS_DEPS := tools/facts/derive.py
-# The plots, from the facts: NAME.svg, NAME-narrow.svg (phones) and
-# NAME.values.tsv (numbers the page tests find in the tables it names).
-PLOT_FILES := $(foreach p,gflops residency stages,$(addprefix build/plots/$p,\
-                .svg -narrow.svg .values.tsv))
-PLOTS := $(filter %.svg,$(PLOT_FILES))
-WEAVE_DEPS := $(wildcard site/*.svg) $(PLOTS)
-WEAVE_RESOURCES := build/plots
+FACTS_DEPS := tools/facts/derive.py tools/facts/cited.tsv $(LISTS_FROM)
+# The plots, from the facts: build/plots/NAME.svg, NAME-narrow.svg (phones)
+# and NAME.values.tsv (numbers the page tests find in the tables it names).
+PLOTS      := gflops residency stages
+PLOTTER    := tools.plots.plot
+WEAVE_DEPS := $(wildcard site/*.svg)
 TITLE      := Day 74: async copies and pipelines
 HELP_VARS  := NVCC ARCH STAGES CC NVCCFLAGS CFLAGS RUN_ARGS
 # make check: stale-evidence's warning, then the groups that need no GPU
 # (below and litkit's), longest first; one missing its NEEDS_ tools: skipped.
 CHECKS := tangle-test exercise-check-solution page-test compile-test \
-          robust-test facts-test setup-test pitfalls-compile format-check \
-          example-test unit-test
+          robust-test litkit-test facts-test setup-test pitfalls-compile \
+          format-check example-test unit-test
 NEEDS_compile-test = $(SASS_TOOLS)
 PAGE_TESTS   := tests/test_page.py# make page-test and site-check
 FORMAT_TESTS := tests/test_format.py# make format-check, before the tangles
-include $(LIT)/lit.mk
 
 # The program's build (cuda.mk): its flags, after the user's. The RUNPATH
 # finds the toolkit without an ld.so.conf entry (NVIDIA's runfile adds none).
@@ -81,21 +79,20 @@ CC_NEEDS     := -std=c11 -fopenmp
 LINK_NEEDS    = -L$(call sq,$(CUDA_HOME)/lib64) \
                 -Wl,-rpath,$(call sq,$(CUDA_HOME)/lib64) -lcublas \
                 -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm
-CUDA_HEADERS := build/kernels.h
-C_HEADERS    := build/harness.h
 UNIT_OBJS    := build/host/harness.o# what unit-test links with its tests
 LATEST       := pipelined_gemm# build/pipelined_gemm: the last built
-PROGRAMS     := $(KERNELS) $(BLOCKED_KERNELS) $(STUDENT) $(DEEP)# the binaries
+PROGRAMS     := $(addsuffix .cu,$(KERNELS) $(BLOCKED_KERNELS) $(STUDENT) \
+                $(DEEP))# each a binary OBJDIR/NAME
 HOST_OBJS     = $(OBJDIR)/main.o build/host/harness.o $(OBJDIR)/wide_gemm.o
 # The compile checks (cuda.mk): CK/[blocked-|deep-|wide-]ARCH-sSTAGES.*,
 # with -DALLOW_DEEP_PIPELINE past the exercise's depths.
 CK       := build/checks/main
-CK_FILES := build/pipelined_gemm.cu blocked-=build/blocked_gemm.cu \
-            deep-=build/exercises/deep-solution.cu wide-=build/wide_gemm.cu
+CK_FILES := pipelined_gemm.cu blocked-=blocked_gemm.cu \
+            deep-=exercises/deep-solution.cu wide-=wide_gemm.cu
 CK_PARAM := STAGES
 CK_FLAGS  = $(if $(filter-out $(EXERCISE_DEPTHS),$(call ck_param,$1)),\
               -DALLOW_DEEP_PIPELINE)
-include $(LIT)/cuda.mk
+include $(LIT)/lit.mk
 BIN  := $(OBJDIR)/pipelined_gemm
 BINS := $(KERNELS:%=$(OBJDIR)/%) $(BLOCKED_KERNELS:%=$(OBJDIR)/%)
 PITFALL_BINS := $(filter $(OBJDIR)/pitfalls/%,$(BINS))
@@ -103,8 +100,7 @@ PTX_ARCHES  := sm_75 sm_80 sm_90
 SASS_ARCHES := sm_80 sm_90
 
 # ---- the targets a user types (phony: lit.mk) -------------------------------
-all: deps tangle build site ## tangle, build the program, weave the page
-build: build/pipelined_gemm build/model/model.o ## build build/pipelined_gemm
+build: build/model/model.o
 build-all: $(BINS) ## build every kernel file: pitfalls, experiments, solution
 run: build ## GPU: check and time both kernels (RUN_ARGS="--sizes 512,4096")
 	$(BIN) $(RUN_ARGS)
@@ -140,7 +136,6 @@ evidence-compile: $(CK)/sm80-check-s2.json $(CK)/stage-limits.json \
 	@$(PY) -m tools.compile.checks evidence --dir $(CK) \
 	  --nvcc $(call sq,$(NVCC)) --cuobjdump $(call sq,$(CUOBJDUMP)) \
 	  --source-hash build/source.sha256 --source-tokens build/source.tokens
-plots: $(PLOTS) ## draw the page's plots from the facts with matplotlib
 
 # make check's groups (CHECKS; page-test, format-check, unit-test: litkit's).
 ## compile-test: the sm80 check, its negative control (check-all: all builds)
@@ -165,10 +160,6 @@ robust-test: ## interrupted, full-disk, read-only, missing tools
 
 # ---- the rules --------------------------------------------------------------
 build/tangle.mk: $(LISTS_FROM)# the roots are the manifest's too
-$(SCHEMA): tools/facts/schema.tsv $(LISTS_FROM)
-	@$(PY) -m tools.manifest schema tools/facts/schema.tsv $@
-$(PLOT_FILES) &: build/facts.json tools/plots/plot.py $(LIT)/litlib.py
-	@$(PY) -m tools.plots.plot build/facts.json build/plots
 # The CPU model's own half, compiled once (a check compiles the kernel only).
 build/model/model.o: tools/model/model.cc tools/model/include/lit_gpu.h
 	@$(PY) -c 'from tools.model import check; check.model_object("$(@D)")'
@@ -180,7 +171,6 @@ comma := ,
 $(OBJDIR)/wide_gemm.o: ARCH_FLAGS = $(if $(filter sm_35 sm_37 sm_5% sm_6% \
   sm_70 sm_72 sm_75,$(ARCH)),-gencode arch=compute_80$(comma)code=compute_80)
 $(OBJDIR)/main.o: C_DEFS := -DDAY74_BUILD_ARCH='"$(ARCH)"'
-$(OBJDIR)/main.o: build/clean/kernels.h build/source_hash.h | build/kernels.h
 $(KERNELS:%=$(OBJDIR)/%) $(OBJDIR)/$(STUDENT) $(DEEP:%=$(OBJDIR)/%): \
     $(OBJDIR)/blocked_gemm.o
 $(BLOCKED_KERNELS:%=$(OBJDIR)/%): $(OBJDIR)/pipelined_gemm.o

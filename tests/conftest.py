@@ -1,10 +1,11 @@
 """Helpers of the Python tests and their --bin option, run from the module's
 root (so `tools` imports as a package)."""
 
-import fnmatch
 import os
 import shutil
 import subprocess
+
+import pathspec
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(REPO, "tests", "fixtures")
@@ -13,25 +14,6 @@ MAKE_ENV = {k: v for k, v in os.environ.items() if k not in (
     "MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES GNUMAKEFLAGS NVCC PYTHON "
     "NOTANGLE NOROOTS NOWEAVE PANDOC TIDY CHROMIUM CHROMEDRIVER "
     "JOBS").split()}
-
-
-def ignored(rel, patterns):
-    """True when the relative path rel (/-separated) matches one of the
-    .gitignore patterns (the forms this module's .gitignore uses: /anchored,
-    dir/ for folders, * globs; no ! negation)."""
-    parts = rel.split("/")
-    for pat in patterns:
-        folder, pat = pat.endswith("/"), pat.rstrip("/")
-        heads = parts[:-1] if folder else parts   # a folder: not the file
-        if pat.startswith("/") or "/" in pat:
-            n = pat.strip("/").count("/") + 1
-            if len(heads) >= n and fnmatch.fnmatchcase(
-                    "/".join(parts[:n]), pat.strip("/")) and (
-                    not folder or len(parts) > n):
-                return True
-        elif any(fnmatch.fnmatchcase(x, pat) for x in heads):
-            return True
-    return False
 
 
 def is_git(src):
@@ -44,7 +26,7 @@ def is_git(src):
 def sources(src=REPO):
     """src's source files (relative paths): what git tracks or does not
     ignore; in a copy without .git (a downloaded archive), every file but
-    what .gitignore names."""
+    what .gitignore names (read by pathspec, as git reads it)."""
     if is_git(src):
         out = subprocess.run(["git", "-C", src, "ls-files", "-z", "--cached",
                               "--others", "--exclude-standard"], check=True,
@@ -52,13 +34,13 @@ def sources(src=REPO):
         return [n for n in out.split("\0") if n and
                 os.path.isfile(os.path.join(src, n))]
     with open(os.path.join(src, ".gitignore"), encoding="utf-8") as f:
-        patterns = [l.strip() for l in f if l.strip() and l[0] != "#"]
+        spec = pathspec.GitIgnoreSpec.from_lines(f)
     found = []
     for top, dirs, names in os.walk(src):
         dirs[:] = [x for x in dirs if x != ".git"]
         rel = os.path.relpath(top, src).replace(os.sep, "/")
         found += [n if rel == "." else f"{rel}/{n}" for n in names]
-    return sorted(n for n in found if not ignored(n, patterns) and
+    return sorted(n for n in found if not spec.match_file(n) and
                   os.path.isfile(os.path.join(src, n)))
 
 

@@ -1,5 +1,5 @@
-"""The facts pipeline: litkit/gather.py on fixture evidence, the real
-schema against day74.nw, tools/facts/derive.py's verdicts,
+"""Day 74's facts: the real schema against day74.nw and the committed
+evidence (litkit's gather itself: litkit/tests), tools/facts/derive.py's verdicts,
 tools/gpu/gpu_facts.py on the committed GPU transcripts, and the plots that
 tools/plots/plot.py draws from the gathered facts."""
 
@@ -19,111 +19,23 @@ from tools import manifest
 from tools.facts import derive
 from litkit import gather, litlib
 
-FIX = os.path.join(FIXTURES, "facts")
-SCHEMA = os.path.join(REPO, "tools", "facts", "schema.tsv")
+SCHEMA = os.path.join(REPO, "tools", "facts", "schema.tsv")  # derive: @{}
 # The manifest group that runs the exercise's solution: the thread-scope loop.
 THREAD_SCOPE = next(g.name for g in manifest.load().groups
                     if g.kernel == "exercises/solution")
 
 
-def real_schema(tmp_path):
-    """The real schema, its @{...} rows expanded from the manifest, in
-    tmp_path; returns its path."""
-    path = tmp_path / "schema.tsv"
-    path.write_text(manifest.schema_text(litlib.read_text(SCHEMA),
-                                         manifest.load(), SCHEMA))
-    return str(path)
-
-
-def gather_case(tmp_path, case, evidence=None, schema=None):
-    """Run gather.py on fixture folder case (or on evidence=DIR); returns
-    (CompletedProcess, output path, {name: fact} or None)."""
-    out = str(tmp_path / f"{case}.json")
-    p = run([sys.executable, "-m", "litkit.gather", "--schema",
-             schema or os.path.join(FIX, "schema.tsv"), "--evidence",
-             evidence or os.path.join(FIX, case, "evidence"),
-             "--source-hash", os.path.join(FIX, case if case in os.listdir(
-                 FIX) else "good", "source.sha256"),
-             "--derive", "tools.facts.derive", "--out", out])
+def gather_real(tmp_path, evidence):
+    """gather.py on the folder evidence with the real schema and derive.py,
+    of sources measured by no evidence; returns (CompletedProcess, output
+    path, {name: fact} or None)."""
+    out, now = str(tmp_path / "real.json"), tmp_path / "now.sha256"
+    now.write_text("0" * 64 + "\n")
+    p = run([sys.executable, "-m", "litkit.gather", "--schema", SCHEMA,
+             "--evidence", evidence, "--source-hash", str(now), "--derive",
+             "tools.facts.derive", "--out", out])
     return p, out, (json.loads(litlib.read_text(out)) if os.path.exists(out)
                     else None)
-
-
-@pytest.mark.parametrize("case", sorted(
-    c for c in os.listdir(FIX) if os.path.isdir(os.path.join(FIX, c))))
-def test_fixture_case(tmp_path, case):
-    """Each fixture folder's evidence gathers as its expect.json says: exit
-    status, stderr lines, schema descriptions and facts (null: absent)."""
-    want = json.loads(litlib.read_text(os.path.join(FIX, case, "expect.json")))
-    p, out, doc = gather_case(tmp_path, case)
-    assert p.returncode == want["rc"], (want["why"], p.stderr)
-    for line in want.get("stderr", []):
-        assert line in p.stderr, (want["why"], line)
-    assert not [f for f in os.listdir(tmp_path) if "tmp" in f]
-    if want["rc"]:
-        assert not os.path.exists(out), "a failed gather wrote its output"
-        return
-    for name, desc in want.get("schema", {}).items():
-        assert doc["facts_schema"][name] == desc, name
-    for name, fact in want["facts"].items():
-        if fact is None:
-            assert name not in doc["facts"], name
-        else:
-            assert {k: doc["facts"][name][k] for k in fact} == fact, name
-
-
-def test_pandoc_reads_the_facts(tmp_path):
-    """pandoc reads the JSON as YAML metadata, with the same names; read as
-    the weave's second pass reads it (JSON input, where "a_b, c_d" would be
-    an emphasis), each text and source shows as gathered (whitespace
-    aside)."""
-    _, out, doc = gather_case(tmp_path, "good")
-    pandoc = shutil.which(os.environ.get("PANDOC", "pandoc"))
-    q = run([pandoc, "-f", "markdown", "-t", "json", "--metadata-file", out],
-            input="")
-    assert q.returncode == 0, q.stderr
-    assert set(json.loads(q.stdout)["meta"]["facts"]["c"]) == \
-        set(doc["facts"])
-    lua = tmp_path / "show.lua"
-    lua.write_text("function Meta(m) for k, v in pairs(m.facts) do\n"
-                   "  io.stderr:write(k, '|', pandoc.utils.stringify(v.text),"
-                   " '|', pandoc.utils.stringify(v['from']), '\\n') end end\n")
-    q = run([pandoc, "-f", "json", "-t", "plain", "--metadata-file", out,
-             "--lua-filter", str(lua), "-o", os.devnull],
-            input=run([pandoc, "-t", "json"], input="").stdout)
-    assert q.returncode == 0, q.stderr
-    shown = dict(line.split("|", 1) for line in q.stderr.split("\n") if line)
-    awkward = "\"hi\": back\\slash #{b} [l],\t\u00e9t\u00e9\u2028~"
-    assert shown["note.awkward"].split() == (awkward + "|evidence/"
-                                             "compile-fixture.txt").split()
-    assert shown["ptx.sm80.cp_async.total"] == ("7|evidence/compile-fixture"
-                                                ".txt, evidence/compile_sync"
-                                                "_*.txt")
-
-
-@pytest.mark.parametrize("line,expect", [
-    ("a.b\tcompile\t{:.1f\td", "format"), ("a.b\tcompile\t{}{}\td", "one {}"),
-    ("a.{b,}\tcompile\t-\td", "empty alternative"),
-    ("A.b\tcompile\t-\td", "not a legal fact name"),
-    ("a.b\tcompile\t-\td\na.b\tgpu\t-\td", "listed twice")])
-def test_malformed_schema_fails(tmp_path, line, expect):
-    """A malformed schema line is refused, naming the file and line."""
-    path = tmp_path / "schema.tsv"
-    path.write_text(line + "\n")
-    with pytest.raises(gather.GatherError, match=expect):
-        gather.read_schema(str(path))
-
-
-def test_formats_show_values_once():
-    """FORMAT is the one place a value is rounded or worded."""
-    assert gather.show(77.25341, "{:.1f} %", "x") == "77.3 %"
-    assert gather.show(0.9448, "{:.3f}", "x") == "0.945"
-    assert gather.show(50231.2, "{:,.0f}", "x") == "50,231"
-    assert gather.show(True, "caught|missed", "x") == "caught"
-    assert gather.show(False, "caught|missed", "x") == "missed"
-    assert gather.show("held", "-", "x") == "held"
-    with pytest.raises(gather.GatherError):
-        gather.show(1, "caught|missed", "x")
 
 
 def test_real_schema_lists_every_fact_of_the_page(tmp_path):
@@ -132,8 +44,7 @@ def test_real_schema_lists_every_fact_of_the_page(tmp_path):
     from), and every [name]{.fact}
     and fact="name" of day74.nw is in it."""
     (tmp_path / "none").mkdir()
-    p, _, doc = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
-                            schema=real_schema(tmp_path))
+    p, _, doc = gather_real(tmp_path, str(tmp_path / "none"))
     assert p.returncode == 0, p.stderr
     none = {"text": "none", "from": "", "stale": False}
     assert doc["facts"]["page.evidence"] == none
@@ -157,8 +68,7 @@ def test_committed_evidence_gathers(tmp_path):
     (the manifest lays out the schema and the parse alike), and its
     verdicts are the ones the numbers give (tests/fixtures/verdicts.json;
     stages: 3 beat 2 and 4 lost, beyond the spread)."""
-    p, _, doc = gather_case(tmp_path, "real", evidence=os.path.join(
-        REPO, "evidence"), schema=real_schema(tmp_path))
+    p, _, doc = gather_real(tmp_path, os.path.join(REPO, "evidence"))
     assert p.returncode == 0, p.stderr
     want = set(doc["facts_schema"])
     if not glob.glob(os.path.join(REPO, "evidence", "gpu-*-wide.txt")):
@@ -247,41 +157,6 @@ def test_gpu_facts_reproduce_the_committed_file(tmp_path):
     assert p.returncode == 1 and "gpu-h200-sass.txt" in p.stderr
 
 
-def test_tokens_see_code_not_layout(tmp_path):
-    """litkit/tokens.py: layout, comments and split strings change
-    nothing; a changed token or a directive's line end does."""
-    from litkit import tokens
-    base = ('#define A 1\nint f(void) { return A; } /* x */\n'
-            'const char *s = "ab";\n')
-    same = ['#define A 1\nint f(void)\n{\n    return A;\n}\n'
-            'const char *s =\n    "a" // y\n    "b";\n']
-    other = [base.replace("return A", "return A + 0"),
-             base.replace('"ab"', '"a b"'),
-             base.replace("#define A 1\n", "#define A 1 ")]
-    assert all(tokens.tokens(t) == tokens.tokens(base) for t in same)
-    assert all(tokens.tokens(t) != tokens.tokens(base) for t in other)
-
-
-@pytest.mark.parametrize("same_tokens", [True, False])
-def test_same_text_keeps_evidence_current(tmp_path, same_tokens):
-    """Evidence of other sources is current, and a relayout, only when
-    SOURCES.tsv gives its sha256 the current token digest."""
-    ev = os.path.join(FIX, "good", "evidence")
-    measured = json.loads(litlib.read_text(os.path.join(
-        ev, "compile.facts.json")))["meta"]["source_sha256"]
-    (tmp_path / "now").write_text("1" * 64 + "\n")
-    (tmp_path / "tok").write_text("2" * 64 + "\n")
-    (tmp_path / "sources.tsv").write_text(
-        f"# header\n{measured}\t{'2' if same_tokens else '3'}" + "2" * 63 +
-        "\tabc1234\n")
-    facts = gather.gather(os.path.join(FIX, "schema.tsv"), ev,
-                          str(tmp_path / "now"), str(tmp_path / "out.json"),
-                          "tools.facts.derive", token_path=str(
-                              tmp_path / "tok"),
-                          table_path=str(tmp_path / "sources.tsv"))
-    assert facts["ptx.sm80.piped.total"].stale is not same_tokens
-
-
 # ---- the plots: drawn from the facts alone ----------------------------------
 PLOT_FILES = [n + end for n in ("gflops", "residency", "stages")
               for end in (".svg", "-narrow.svg", ".values.tsv")]
@@ -305,8 +180,7 @@ def real_facts(tmp_path_factory):
     """The committed evidence gathered with the real schema: (path, facts
     as {name: text})."""
     d = tmp_path_factory.mktemp("facts")
-    p, out, doc = gather_case(d, "real", evidence=os.path.join(
-        REPO, "evidence"), schema=real_schema(d))
+    p, out, doc = gather_real(d, os.path.join(REPO, "evidence"))
     assert p.returncode == 0, p.stderr
     return out, {k: v["text"] for k, v in doc["facts"].items()}
 
@@ -402,8 +276,7 @@ def test_plots_without_gpu_facts(tmp_path):
     rewritten; without matplotlib, exit 1 naming the package, nothing
     written."""
     (tmp_path / "none").mkdir()
-    _, out, _ = gather_case(tmp_path, "real", evidence=str(tmp_path / "none"),
-                            schema=real_schema(tmp_path))
+    _, out, _ = gather_real(tmp_path, str(tmp_path / "none"))
     p, got = plot(tmp_path, out)
     assert p.returncode == 0 and "warning" in p.stderr, p.stderr
     assert sorted(got) == sorted(PLOT_FILES)
@@ -438,39 +311,6 @@ def test_gains_and_cited_facts(tmp_path):
     bad.write_text("cited.x\t1.0\n")
     with pytest.raises(ValueError, match=r"cited\.tsv:1: expected"):
         derive.cited(str(bad))
-
-
-@pytest.mark.parametrize("same_tokens", [True, False])
-def test_evidence_carries_its_token_digest(tmp_path, same_tokens):
-    """Evidence whose meta.source_tokens is the current token digest is
-    current (a relayout) without any SOURCES.tsv; another digest: stale."""
-    ev = tmp_path / "evidence"
-    ev.mkdir()
-    obj = json.loads(litlib.read_text(os.path.join(
-        FIX, "good", "evidence", "compile.facts.json")))
-    obj["meta"]["source_tokens"] = "2" * 64
-    (ev / "compile.facts.json").write_text(json.dumps(obj))
-    (tmp_path / "now").write_text("1" * 64 + "\n")
-    (tmp_path / "tok").write_text(("2" if same_tokens else "3") * 64 + "\n")
-    facts = gather.gather(os.path.join(FIX, "schema.tsv"), str(ev),
-                          str(tmp_path / "now"), str(tmp_path / "out.json"),
-                          "tools.facts.derive",
-                          token_path=str(tmp_path / "tok"))
-    assert facts["ptx.sm80.piped.total"].stale is not same_tokens
-
-def test_pinned_evidence_is_no_relayout(tmp_path):
-    """A dated record (meta.pinned) of other sources is never stale and
-    never a relayout: the page's re-flowed sentence is not about it."""
-    obj = json.loads(litlib.read_text(os.path.join(
-        FIX, "good", "evidence", "compile.facts.json")))
-    schema = gather.read_schema(os.path.join(FIX, "schema.tsv"))
-    path = tmp_path / "x.facts.json"
-    for pinned, stale in (("abc1234", False), ("", True)):
-        obj["meta"]["pinned"] = pinned
-        path.write_text(json.dumps(obj))
-        ev = gather.load_evidence(str(path), schema, {"1" * 64}, "1" * 64,
-                                  "2" * 64)
-        assert (ev.stale, ev.relayout) == (stale, False), pinned
 
 
 # ---- the lab notes' facts (tools/gpu/lab_facts.py, evidence/<lab.dir>) ----
@@ -509,7 +349,7 @@ def test_lab_readers_on_fixture_lines():
     (tests/fixtures/lab): medians, each round's order, the seed's printed
     interval, the loop tokens and "not run" for a missing transcript."""
     from tools.gpu import lab_facts
-    m, facts = manifest.load(), {}
+    m, facts = manifest.load(), lab_facts.Sourced()
     lab_facts.depth_facts(LAB_FIX, m, facts)
     assert facts["lab.depths.orders"] == "3<2<4 2<3<4"
     assert facts["lab.depths.rounds"] == 2
@@ -545,24 +385,17 @@ def test_lab_reader_errors(tmp_path):
         bad.write_text(text)
         with pytest.raises(lab_facts.EvidenceError,
                            match="ex-no-barrier-s2"):
-            lab_facts.loop_facts(d, m, {}, root=REPO)
+            lab_facts.loop_facts(d, m, lab_facts.Sourced(), root=REPO)
     os.remove(os.path.join(d, "depths-4-2.csv"))
     with pytest.raises(lab_facts.EvidenceError, match="lacks a depth"):
-        lab_facts.depth_facts(d, m, {})
+        lab_facts.depth_facts(d, m, lab_facts.Sourced())
 
 
-def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
-    """Each SYNCS.PHASECHK counts for the wait (producer_acquire or
-    consumer_wait) whose own instructions precede it most closely; tests per
-    warp and K-slice are all of a wait's tests over its first one's, and its
-    retry share the samples on the later tests over all (each address once).
-    Per depth, the page's samples and those in each warp state of
-    CODE_STALLS, summed over the kernel; depths grouped by their inner
-    products (FFMA, LDS in the .nw's lines) and ordered by each count.
-    A wait with no test, a test whose barrier offset says the other wait, or
-    a page without an inner product is an error naming the file."""
-    from tools.gpu import gpu_facts
-    m = manifest.load()
+def code_pages(tmp_path, m):
+    """A CUDA view (ncu-lines) per depth in tmp_path as gpu-x: two waits,
+    their phase tests, a line of the .nw holding the inner product; the
+    last depth's other registers, the others' 10 fewer samples each.
+    Returns (one page's text, its parts (tests, consumer), samples)."""
     head = ('"Line No","Source","Address","Source",'
             '"Warp Stall Sampling (All Samples)","Not","# Samples",'
             '"Instructions Executed","stall_short_sb","stall_dispatch",'
@@ -598,13 +431,29 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
             consumer + '"File Path","/inc/barrier.h"\n' + head + tests +
             again + '"File Path","/src/day74.nw"\n' + head + lesson)
     samples = 150     # 0x10 once: 10 + 10 + 40 + 20 + 10 + 10 + 20 + 30 + 0
-    # the last depth: other registers; the others: 10 fewer samples each
     for i, s in enumerate(m.depths.exercise):
         (tmp_path / f"gpu-x-ncu-lines-{s}.txt").write_text(
             page.replace("R1, R8", "R2, R8") if s == m.depths.exercise[-1]
             else page.replace('"30","0","1","500"', f'"{30 - 10 * i}",'
                               '"0","1","500"'))
-    facts, b = {}, f"ncu.basic.piped.waits.s{m.depths.exercise[-1]}."
+    return page, tests, consumer, samples
+
+
+def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
+    """Each SYNCS.PHASECHK counts for the wait (producer_acquire or
+    consumer_wait) whose own instructions precede it most closely; tests per
+    warp and K-slice are all of a wait's tests over its first one's, and its
+    retry share the samples on the later tests over all (each address once).
+    Per depth, the page's samples and those in each warp state of
+    CODE_STALLS, summed over the kernel; depths grouped by their inner
+    products (FFMA, LDS in the .nw's lines) and ordered by each count.
+    A wait with no test, a test whose barrier offset says the other wait, or
+    a page without an inner product is an error naming the file."""
+    from tools.gpu import gpu_facts
+    m = manifest.load()
+    page, tests, consumer, samples = code_pages(tmp_path, m)
+    facts, b = gpu_facts.Sourced(), "ncu.basic.piped.waits.s%d." % (
+        m.depths.exercise[-1])
     gpu_facts.wait_facts(str(tmp_path / "gpu-x"), facts, m)
     c = f"ncu.basic.piped.code.s{m.depths.exercise[-1]}."
     assert facts[c + "samples"] == samples
@@ -628,21 +477,19 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     assert facts["ncu.basic.piped.waits.consumer.repeats"] == 10 * len(
         m.depths.exercise)    # summed over the depths
     last = tmp_path / f"gpu-x-ncu-lines-{m.depths.exercise[-1]}.txt"
-    last.write_text(page.replace(consumer, ""))
-    with pytest.raises(gpu_facts.EvidenceError,
-                       match=r"ncu-lines-\d\.txt: the phase test .*R2\+URZ"):
-        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
-    last.write_text(page.replace("[R2+URZ]", "[R2+URZ+0x8]"))
-    with pytest.raises(gpu_facts.EvidenceError,
-                       match="offset says the other wait"):
-        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
-    last.write_text(page.replace(tests, tests.replace("PHASECHK", "X")))
-    with pytest.raises(gpu_facts.EvidenceError,
-                       match=r"no phase test of wait_parity\(__consumed"):
-        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
-    last.write_text(page.replace("/src/day74.nw", "/src/lesson.cu"))
-    with pytest.raises(gpu_facts.EvidenceError, match="no inner product"):
-        gpu_facts.wait_facts(str(tmp_path / "gpu-x"), {}, m)
+    for text, said in (
+            (page.replace(consumer, ""),
+             r"ncu-lines-\d\.txt: the phase test .*R2\+URZ"),
+            (page.replace("[R2+URZ]", "[R2+URZ+0x8]"),
+             "offset says the other wait"),
+            (page.replace(tests, tests.replace("PHASECHK", "X")),
+             r"no phase test of wait_parity\(__consumed"),
+            (page.replace("/src/day74.nw", "/src/lesson.cu"),
+             "no inner product")):
+        last.write_text(text)
+        with pytest.raises(gpu_facts.EvidenceError, match=said):
+            gpu_facts.wait_facts(str(tmp_path / "gpu-x"),
+                                 gpu_facts.Sourced(), m)
 
 
 def test_lane_units_read_the_pattern_switch():
@@ -703,7 +550,7 @@ def test_depth_code_and_depth_helpers(tmp_path):
     path.write_text("# stamp\n\n" + "\n".join(lines) + "\n\nEqual...\n")
     profile = {f"ncu.basic.piped.code.s{s}.inner_sha": f"p{x}False"
                for s, x in zip(d, sha[lesson])}
-    facts = dict(profile)
+    facts = gpu_facts.Sourced(profile)
     gpu_facts.depth_code_facts(str(tmp_path / "x"), facts, m)
     for b in ("native", "stages"):
         c = f"{b}.code."
@@ -724,7 +571,8 @@ def test_depth_code_and_depth_helpers(tmp_path):
     for bad in (lines[:-1], lines[:-1] + [lines[-1].replace("288", "287")]):
         path.write_text("\n".join(bad) + "\n")
         with pytest.raises(gpu_facts.EvidenceError, match="depth-code"):
-            gpu_facts.depth_code_facts(str(tmp_path / "x"), dict(profile), m)
+            gpu_facts.depth_code_facts(str(tmp_path / "x"),
+                                       gpu_facts.Sourced(profile), m)
     assert derive.clear_fastest(d, 0.95, 0.96, 0.93, 0.94, 0.97, 0.98) == \
         str(d[1])
     assert derive.clear_fastest(d, 0.95, 0.96, 0.93, 0.951, 0.97, 0.98) == \

@@ -19,6 +19,7 @@ from litkit import litlib
 # Where the lists may be written out: the lesson, the manifest, what was
 # measured, test fixtures; and the page theme, for CSS's property names.
 ALLOWED = ("day74.nw", "tools/manifest.toml", "evidence/", "tests/fixtures/",
+           "litkit/tests/fixtures/",
            "litkit/litkit/theme/")
 SEP = r"(?:,\s*|\s+)"
 DEPTH_LIST = re.compile(rf"(?<![\d.,])(?<!\d\s)(?<!,\s)2{SEP}3{SEP}4"

@@ -1,23 +1,21 @@
 """manifest: Day 74's lists, read once from tools/manifest.toml.
 
-Usage: python3 -m tools.manifest mk OUT       (make's variables, atomically)
-       python3 -m tools.manifest sh           (shell assignments, stdout)
-       python3 -m tools.manifest schema TEMPLATE OUT
+Usage: python3 -m tools.manifest mk OUT   (build/manifest.mk, atomically)
 
 load() gives the manifest checked (ManifestError names what is wrong):
 kernel roots, depths, residency settings, sizes N, the groups run against
-residency and their verdicts. `mk` writes the Makefile's KERNELS,
-BLOCKED_KERNELS and depths; `sh` the M_* variables of
-tools/gpu/evidence-gpu.sh; `schema` expands TEMPLATE's @{...}: a list as
-{a,b} (a single value bare; a row over an empty list is dropped), and a
-row naming @{group.FIELD} once per group. Exit: 0; 1 a bad manifest or
-template (named); 2 usage.
+residency and their verdicts. `mk` writes the manifest's one generated
+form, make's variables: the Makefile's KERNELS, BLOCKED_KERNELS and
+depths, and the M_* lists that tools/gpu/evidence-gpu.sh reads from it.
+schema_rows() expands a line of tools/facts/schema.tsv's @{...} (gather
+reads it through derive.py): a list as {a,b} (a single value bare; a row
+over an empty list is dropped), and a row naming @{group.FIELD} once per
+group. Exit: 0; 1 a bad manifest (named); 2 usage.
 """
 
 import functools
 import os
 import re
-import shlex
 import sys
 from types import SimpleNamespace
 
@@ -113,6 +111,26 @@ def _group(name, g, roots):
                            **{f: g[f] for f in fields[:4]})
 
 
+def _depths(d):
+    """[depths] as a namespace (.deeper: the exercise's after the
+    default); ManifestError when a list is malformed or they disagree."""
+    depths = SimpleNamespace(**{k: _ints(d, k, "depths") for k in (
+        "exercise", "compile", "blocked", "deep")},
+        refused=d.get("refused"))
+    depths.deeper = depths.exercise[1:]
+    if type(depths.refused) is not int or \
+            depths.refused <= depths.compile[-1]:
+        raise ManifestError("depths.refused: want a whole number past "
+                            "depths.compile")
+    if min(depths.deep) < depths.refused:
+        raise ManifestError("depths.deep: want depths from depths.refused "
+                            "on (what static shared memory refuses)")
+    if depths.compile != list(range(depths.compile[0],
+                                    depths.compile[-1] + 1)):
+        raise ManifestError("depths.compile: the depths must be consecutive")
+    return depths
+
+
 def key(name):
     """name (a pattern or loop of [lab]) as part of a fact name: lower
     case, "-" as "_"."""
@@ -169,20 +187,7 @@ def load(path=PATH):
         cards = dict(doc.get("cards", {}))
     except (KeyError, AttributeError, TypeError) as e:
         raise ManifestError(f"{path}: missing or malformed: {e}") from e
-    depths = SimpleNamespace(**{k: _ints(d, k, "depths") for k in (
-        "exercise", "compile", "blocked", "deep")},
-        refused=d.get("refused"))
-    depths.deeper = depths.exercise[1:]
-    if type(depths.refused) is not int or \
-            depths.refused <= depths.compile[-1]:
-        raise ManifestError("depths.refused: want a whole number past "
-                            "depths.compile")
-    if min(depths.deep) < depths.refused:
-        raise ManifestError("depths.deep: want depths from depths.refused "
-                            "on (what static shared memory refuses)")
-    if depths.compile != list(range(depths.compile[0],
-                                    depths.compile[-1] + 1)):
-        raise ManifestError("depths.compile: the depths must be consecutive")
+    depths = _depths(d)
     sizes = {k: _ints(s, k, "sizes") for k in s if k != "processes"}
     processes = s.get("processes")
     known = {g.name for g in groups} | {RESIDENCY}
@@ -217,41 +222,33 @@ def synccheck(m=None):
 
 
 def make_text(m):
-    """build/manifest.mk: the Makefile's lists, as make variables."""
+    """build/manifest.mk: the Makefile's lists, then the M_* lists of
+    tools/gpu/evidence-gpu.sh (NAME := VALUE lines)."""
     def roots(pair):
         return " ".join(k.root for k in m.kernels if k.pair == pair)
-    d = m.depths
-    return "\n".join([
-        "# Made by tools/manifest.py from tools/manifest.toml: do not edit.",
-        f"KERNELS := {roots('basic')}",
-        f"BLOCKED_KERNELS := {roots('blocked')}",
-        f"EXERCISE_DEPTHS := {' '.join(map(str, d.exercise))}",
-        f"DEPTHS := {' '.join(map(str, d.compile))}",
-        f"BLOCKED_DEPTHS := {' '.join(map(str, d.blocked))}",
-        f"TOO_DEEP := {d.refused}",
-        f"DEEP_DEPTHS := {' '.join(map(str, d.deep))}", ""])
 
-
-def shell_text(m):
-    """The M_* assignments tools/gpu/evidence-gpu.sh evaluates."""
     def pairs(settings):
         return " ".join(f"{k}:{n}" for k, n in settings.items())
-    v = {"M_EXERCISE_DEPTHS": " ".join(map(str, m.depths.exercise)),
-         "M_DEEPER_DEPTHS": " ".join(map(str, m.depths.deeper)),
-         "M_PROCESSES": str(m.processes),
+    d, words = m.depths, lambda xs: " ".join(map(str, xs))
+    v = {"KERNELS": roots("basic"), "BLOCKED_KERNELS": roots("blocked"),
+         "EXERCISE_DEPTHS": words(d.exercise), "DEPTHS": words(d.compile),
+         "BLOCKED_DEPTHS": words(d.blocked), "TOO_DEEP": d.refused,
+         "DEEP_DEPTHS": words(d.deep),
+         "M_EXERCISE_DEPTHS": words(d.exercise),
+         "M_DEEPER_DEPTHS": words(d.deeper), "M_PROCESSES": m.processes,
          "M_DIAL": pairs(m.residency.dial),
          "M_GROUP_SETTINGS": pairs(m.residency.groups),
-         "M_GROUPS": " ".join(f"{g.name}:{g.kernel}" for g in m.groups),
+         "M_GROUPS": words(f"{g.name}:{g.kernel}" for g in m.groups),
          "M_GROUPS_STEP": m.step,
-         "M_SYNCCHECK": " ".join(r for r, _, _ in synccheck(m)),
+         "M_SYNCCHECK": words(r for r, _, _ in synccheck(m)),
          "M_LIBCU": next(k.root for k in m.kernels if k.libcu),
-         "M_NCU": " ".join(f"{k.ncu}:{k.root}" for k in m.kernels
-                           if k.ncu),
-         "M_SWEPT": " ".join(f"{k.name}:{k.root}" for k in m.kernels
-                             if k.swept)}
+         "M_NCU": words(f"{k.ncu}:{k.root}" for k in m.kernels if k.ncu),
+         "M_SWEPT": words(f"{k.name}:{k.root}" for k in m.kernels
+                          if k.swept)}
     v.update({f"M_SIZES_{k.upper()}": ",".join(map(str, n))
               for k, n in m.sizes.items()})
-    return "".join(f"{k}={shlex.quote(x)}\n" for k, x in v.items())
+    return "# Made by tools/manifest.py from tools/manifest.toml: do not " \
+        "edit.\n" + "".join(f"{k} := {x}\n" for k, x in v.items())
 
 
 def _lists(m):
@@ -272,56 +269,54 @@ def _lists(m):
     return out
 
 
-def schema_text(template, m, where="template"):
-    """template (schema.tsv text) with its @{...} expanded (see the module
-    docstring); ManifestError naming where and the line for an unknown
-    name."""
+def schema_rows(line, m=None):
+    """The schema lines a line of schema.tsv stands for: itself (a comment,
+    a plain row), or its @{...} expanded (see the module docstring);
+    ManifestError for a list the manifest does not have."""
+    if line.lstrip().startswith("#") or "@{" not in line:
+        return [line]
+    m = m or load()
     lists, out = _lists(m), []
+    each = m.groups if "@{group." in line else [None]
+    if "@{group.verdict}" in line or "@{group.claim}" in line:
+        each = [g for g in m.groups if g.verdict]
+    for g in each:
+        def sub(match):
+            key = match.group(1)
+            if key.startswith("group.") and g is not None:
+                field = key[len("group."):]
+                field = "verdict_name" if field == "verdict" else field
+                if field in ("name", "verdict_name", "what", "how", "runs",
+                             "claim"):
+                    return str(getattr(g, field))
+            if key not in lists:
+                raise ManifestError(f"no list @{{{key}}} in the manifest")
+            vals = [str(x) for x in lists[key]]
+            return vals[0] if len(vals) == 1 else "{" + ",".join(vals) + "}"
+        if all(lists.get(k, [0]) for k in PLACE.findall(line)):
+            out.append(PLACE.sub(sub, line))   # (an empty list: no fact)
+    return out
+
+
+def schema_text(template, m, where="template"):
+    """template (schema.tsv text) with its @{...} expanded, schema_rows
+    by line; ManifestError naming where and the line."""
+    out = []
     for no, line in enumerate(template.splitlines(), 1):
-        if line.lstrip().startswith("#") or "@{" not in line:
-            out.append(line)
-            continue
-        each = m.groups if "@{group." in line else [None]
-        if "@{group.verdict}" in line or "@{group.claim}" in line:
-            each = [g for g in m.groups if g.verdict]
-        for g in each:
-            def sub(match):
-                key = match.group(1)
-                if key.startswith("group.") and g is not None:
-                    field = key[len("group."):]
-                    field = "verdict_name" if field == "verdict" else field
-                    if field in ("name", "verdict_name", "what", "how",
-                                 "runs", "claim"):
-                        return str(getattr(g, field))
-                if key not in lists:
-                    raise ManifestError(f"{where}:{no}: no list @{{{key}}} "
-                                        "in the manifest")
-                vals = [str(x) for x in lists[key]]
-                return vals[0] if len(vals) == 1 else \
-                    "{" + ",".join(vals) + "}"
-            if not all(lists.get(k, [0]) for k in PLACE.findall(line)):
-                continue   # a row over an empty list names no fact
-            out.append(PLACE.sub(sub, line))
+        try:
+            out += schema_rows(line, m)
+        except ManifestError as e:
+            raise ManifestError(f"{where}:{no}: {e}") from e
     return "\n".join(out) + "\n"
 
 
 def main(argv):
     """Command-line entry point; see the module docstring. Exit status."""
-    usage = ("usage: python3 -m tools.manifest mk OUT | sh | "
-             "schema TEMPLATE OUT")
-    if not argv or (argv[0], len(argv)) not in (("mk", 2), ("sh", 1),
-                                                ("schema", 3)):
-        print(usage, file=sys.stderr)
+    if len(argv) != 2 or argv[0] != "mk":
+        print(__doc__.splitlines()[2], file=sys.stderr)
         return 2
     try:
-        m = load()
-        if argv[0] == "sh":
-            sys.stdout.write(shell_text(m))
-        elif argv[0] == "mk":
-            litlib.write_atomic(argv[1], make_text(m))
-        else:
-            litlib.write_atomic(argv[2], schema_text(
-                litlib.read_text(argv[1]), m, argv[1]))
+        litlib.write_atomic(argv[1], make_text(load()))
     except (ManifestError, OSError) as e:
         print(f"manifest: error: {e}", file=sys.stderr)
         return 1

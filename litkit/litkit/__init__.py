@@ -9,5 +9,5 @@ page theme (theme/) and clang-format style. `python -m litkit` prints it.
 
 import os
 
-__version__ = "0.7.0"
+__version__ = "0.8.0"
 DIR = os.path.dirname(os.path.abspath(__file__))

@@ -3,21 +3,9 @@
 # quoting and refusals, then the set-up (setup.sh: the Debian packages,
 # build/venv with litkit installed, the module's Python packages), run while
 # make reads the Makefile, before any goal needs what it installs. LIT is
-# then the installed package's folder (relative), whose lit.mk the module
-# includes once it has set its variables.
-#
-# The module sets before: LIT_SRC (litkit's source folder); optionally
-# USER_VARS (its own variables taken from the command line only: lit.mk's,
-# cuda.mk's and nvcc's are already), LIT_APT, LIT_PIP,
-# LIT_PIP_UNLESS (see setup.sh), LIT_PIP_GOALS (the goals that need
-# LIT_PIP; default: all; check brings check-all), LIT_SASS_GOALS (the goals
-# that run cuobjdump and nvdisasm: NVIDIA's packages of them join LIT_PIP,
-# unless the toolkit has them, and these goals LIT_PIP_GOALS),
-# LIT_SETUP_DEPS (files whose change runs the set-up again), NOBUILD_GOALS
-# (goals that build nothing, beside clean help setup), LISTS (a makefile of
-# the module's lists, build/NAME.mk, that the command LISTS_CMD FILE writes
-# from the files LISTS_FROM: made again when older than one of them, then
-# read here, so that the module's variables can use its lists).
+# then the installed package's folder, whose lit.mk the module includes
+# once it has set its variables. Its variables (LIT_SRC, LIT_APT, USER_VARS,
+# LIT_PIP..., LISTS...): litkit/README.md.
 
 # ---- the user's variables: only from the command line (make CC=clang) -----
 # nvcc's own: those NVIDIA's nvcc manual lists ("NVCC Environment Variables").

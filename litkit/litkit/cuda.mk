@@ -1,70 +1,22 @@
-# cuda.mk (litkit): the make rules of a module's CUDA program, included
-# after lit.mk. They compile its tangled roots into objects and link them,
-# and compile kernel files to PTX, cubins and SASS for compile checks (no
-# GPU needed). The module sets before (defaults in brackets):
-#   OBJDIR        one configuration's objects (build/sm_80, say)
-#   ARCH [sm_80], NVCCFLAGS [-O3 -lineinfo], CC [cc], CFLAGS [-O3 -Wall
-#                 -Wextra -Wpedantic], NVCCFLAGS_EXTRA, LDFLAGS, LDLIBS: the
-#                 user's flags, which the module's never replace
-#   NVCC_NEEDS, CC_NEEDS, LINK_NEEDS: the flags the program needs (after
-#                 the user's); a program with .cu objects links the CUDA
-#                 runtime here: -L$(CUDA_HOME)/lib64 -lcudart_static -ldl
-#                 -lrt -lpthread -lstdc++ -lm; CUDA_DEFS: more flags for its
-#                 .cu objects only; ARCH_FLAGS (for nvcc, instead of
-#                 -arch=ARCH) and C_DEFS (for cc): an object's own, as
-#                 target-specific variables (OBJDIR/x.o: C_DEFS := -DX=1)
-#   LATEST        optional: the binary linked as build/LATEST; BUILT_WITH:
-#                 what LINK says it was built with [ARCH=...]; UNIT_OBJS:
-#                 what the unit tests link; UNIT_TESTS: the cmocka tests
-#                 make unit-test runs [tests/unit/*.c's names]
-#   PROGRAMS      optional: binaries OBJDIR/NAME, each linked (LINK) from
-#                 OBJDIR/NAME.o and HOST_OBJS, the objects they share (a
-#                 rule without recipe gives a binary more of its own)
-#   CUDA_HEADERS, C_HEADERS: the tangled headers (build/NAME.h) that every
-#                 .cu, every .c object includes; an object depends on its
-#                 own clean tangle and these only, so one that includes
-#                 build/source_hash.h says so (OBJ: build/source_hash.h),
-#                 or it keeps an old hash
-#   CK, CK_FILES  optional: the compile checks' folder and kernel files,
-#                 tangled paths (build/NAME.cu), each FILE or PREFIX=FILE:
-#                 FILE's products are CK/PREFIX<stem>.ptx (...), so at most
-#                 one file goes without a prefix
-#   CK_PARAM      the macro a product's stem ARCH-sN sets to N (optional:
-#                 without it, a stem is ARCH: CK/sm_80.ptx); CK_FLAGS: a
-#                 function of the stem ($1) giving more flags
-# It gives:
-#   NVCC, CUDA_HOME   nvcc on PATH, in $CUDA_HOME or /usr/local/cuda, and
-#                 its toolkit (unless the command line gives them);
-#                 CUOBJDUMP, NVDISASM: found when first needed
-#                 (find-tool.sh); ARCH, CC and NVCC refused by name when
-#                 they cannot work
-#   OBJDIR/NAME.o from build/clean/NAME.cu (nvcc, -arch=ARCH or the
-#                 object's own ARCH_FLAGS) or build/clean/NAME.c (CC, with
-#                 the object's C_DEFS), and build/host/NAME.o from
-#                 build/clean/NAME.c: they compile the #line twin
-#                 build/NAME but depend on the clean one, so a prose edit
-#                 recompiles nothing; build/host/cc.cmd, OBJDIR/nvcc.cmd:
-#                 the commands, rewritten on change (other flags rebuild)
-#   build/LATEST  a link to OBJDIR/LATEST, the configuration last built
-#   LINK          a recipe: link $^ into $@ with CC and LINK_NEEDS, then
-#                 print "built $@ (BUILT_WITH)"
-#   CK/[PREFIX]STEM.ptx, .cubin (ptxas -v in .ptxas.txt), .refused (a
-#                 cubin compile that must fail: its exit and output) of a
-#                 CK_FILES file, warnings as errors (run-nvcc.sh: command
-#                 in .cmd, output in .log; make V=1 prints the command);
-#                 CK/NAME.sass: cuobjdump -sass
-#                 of CK/NAME.cubin; SASS_TOOLS: need.sh's triples for it;
-#                 WERROR: nvcc's warnings-as-errors flags
-#   build/tests/NAME  the cmocka unit test tests/unit/NAME.c, linked with
-#                 UNIT_OBJS (the objects the program links: it tests those);
-#                 unit-test: builds and runs those of UNIT_TESTS (none:
-#                 it is in LIT_OFF, which make help leaves out)
+# cuda.mk (litkit): the make rules of a module's C and CUDA program, which
+# lit.mk includes when the module has PROGRAMS, CHECKED or CK_FILES: objects
+# from the clean tangles (a prose edit recompiles nothing), each depending
+# on the tangled files its root includes (build/tangle.mk); programs linked;
+# compile checks (PTX, cubins, SASS: no GPU needed); cmocka unit tests.
+# Every variable and goal: litkit/README.md.
 
 ARCH      ?= sm_80
 NVCCFLAGS ?= -O3 -lineinfo
 CC        ?= cc
 CFLAGS    ?= -O3 -Wall -Wextra -Wpedantic
-BUILT_WITH ?= ARCH=$(ARCH)
+BUILT_WITH ?= ARCH=$(ARCH), CC=$(CC)
+OBJDIR    ?= build/$(ARCH)
+LATEST    ?= $(basename $(PROGRAMS))
+CK        ?= build/checks
+CK_FILES  ?= $(if $(word 2,$(CHECKED)),$(foreach r,$(CHECKED),$(basename \
+  $r)-=$r),$(CHECKED))
+LINK_NEEDS ?= $(if $(filter %.cu,$(PROGRAMS)),-L$(call sq,$(CUDA_HOME)/lib64) \
+  -lcudart_static -ldl -lrt -lpthread -lstdc++ -lm)
 WERROR    := -Werror all-warnings
 ifndef NVCC
 NVCC := $(shell for n in "$$(command -v nvcc)" \
@@ -100,8 +52,15 @@ $(OBJDIR)/nvcc.cmd: $(call changed,NVCC_CMD,$(OBJDIR)/nvcc.cmd)
 
 # Tangled files by their clean twins, and the #line twins order-only.
 lit_twins = $(patsubst build/%,build/clean/%,$1) | $(filter build/%,$1)
-$(OBJDIR)/%.o: build/clean/%.cu $(OBJDIR)/nvcc.cmd \
-    $(call lit_twins,build/%.cu $(CUDA_HEADERS))
+# What root $1 includes (LIT_INCLUDES_$1: build/tangle.mk), as twins; its
+# objects depend on them (a .c root has one in build/host too).
+lit_inc = $(patsubst build/clean/source_hash.h,build/source_hash.h,$(call \
+  lit_twins,$(LIT_INCLUDES_$1:%=build/%)))
+lit_objs = $(OBJDIR)/$(basename $1).o $(if $(filter %.c,$1),$(addprefix \
+  build/host/,$(1:.c=.o)))
+$(foreach r,$(filter %.c %.cu,$(ROOTS)),$(eval $(call lit_objs,$r): $(call \
+  lit_inc,$r)))
+$(OBJDIR)/%.o: build/clean/%.cu $(OBJDIR)/nvcc.cmd | build/%.cu
 	@$(NEED) $(call sq,$(NVCC)) nvcc cuda
 	@$(if $(findstring ",$(CURDIR)),echo 'nvcc cannot compile from a folder \
 	  whose name holds a " (ptxas fails); move or rename it' >&2; exit 1)
@@ -116,30 +75,31 @@ define LIT_CC
 $(Q)$(CC) $(CFLAGS) $(CC_NEEDS) $(C_DEFS) -Ibuild \
   -I$(call sq,$(CUDA_HOME)/include) -c build/$*.c -o $(TMP) && mv -f $(TMP) $@
 endef
-$(OBJDIR)/%.o: build/clean/%.c build/host/cc.cmd \
-    $(call lit_twins,build/%.c $(C_HEADERS))
+$(OBJDIR)/%.o: build/clean/%.c build/host/cc.cmd | build/%.c
 	$(LIT_CC)
-build/host/%.o: build/clean/%.c build/host/cc.cmd \
-    $(call lit_twins,build/%.c $(C_HEADERS))
+build/host/%.o: build/clean/%.c build/host/cc.cmd | build/%.c
 	$(LIT_CC)
 
-ifneq ($(LATEST),)
-build/$(LATEST): $(OBJDIR)/$(LATEST) $(if $(filter \
-    $(OBJDIR:build/%=%)/$(LATEST),$(shell readlink build/$(LATEST))),,FORCE)
-	@ln -sfn $(OBJDIR:build/%=%)/$(LATEST) $@
-	@echo "$@ points to $(OBJDIR)/$(LATEST)"
-endif
+# build/NAME of LATEST: a link to OBJDIR/NAME, the configuration last built.
+define LIT_LATEST
+build/$1: $(OBJDIR)/$1 $(if $(filter $(OBJDIR:build/%=%)/$1,$(shell \
+    readlink build/$1)),,FORCE)
+	@ln -sfn $(OBJDIR:build/%=%)/$1 $$@
+	@echo "$$@ points to $(OBJDIR)/$1"
+endef
+$(foreach l,$(LATEST),$(eval $(call LIT_LATEST,$l)))
 define LINK
 @$(call show,LINK,$@)
 $(Q)$(CC) $(CC_NEEDS) $(LDFLAGS) -o $(TMP) $^ $(LINK_NEEDS) $(LDLIBS) && \
   mv -f $(TMP) $@ && echo "built $@ ($(BUILT_WITH))"
 endef
 ifneq ($(PROGRAMS),)
-$(PROGRAMS:%=$(OBJDIR)/%): %: %.o $(HOST_OBJS)
+$(addprefix $(OBJDIR)/,$(basename $(PROGRAMS))): %: %.o $(HOST_OBJS)
 	$(LINK)
 endif
 
-build/tests/%: tests/unit/%.c $(UNIT_OBJS) $(call lit_twins,$(C_HEADERS))
+build/tests/%: tests/unit/%.c $(UNIT_OBJS) $(call lit_twins,$(addprefix \
+    build/,$(filter %.h,$(ROOTS))))
 	@mkdir -p $(@D)
 	@[ -f /usr/include/cmocka.h ] || pkg-config --exists cmocka || { echo \
 	  "missing: cmocka.h, from the Debian package libcmocka-dev" >&2; exit 1; }
@@ -157,32 +117,34 @@ LIT_OFF += unit-test
 endif
 
 # ---- compile checks: PTX, cubins, SASS --------------------------------------
-ifneq ($(CK),)
+ck_prefix = $(if $(findstring =,$1),$(firstword $(subst =, ,$1)))
+ifneq ($(CK_FILES),)
 ck_arch  = $(word 1,$(subst -s, ,$1))
 ck_param = $(word 2,$(subst -s, ,$1))
 CK_QUIET = $(if $(Q),>/dev/null)# run-nvcc.sh prints the command on stdout
 CK_NVCC  = $(LIT)/run-nvcc.sh $1 -- $(call sq,$(NVCC)) $(NVCC_NEEDS) \
   $(NVCCFLAGS) $(WERROR) -Ibuild $(strip -arch=$(call ck_arch,$2) $(if \
   $(CK_PARAM),-D$(CK_PARAM)=$(call ck_param,$2)) $(call CK_FLAGS,$2))
-# The rules of one file: $1 the products' prefix, $2 the file (a product
+# The rules of one file: $1 the products' prefix, $2 the root (a product
 # blocked-X matches both X and blocked-X: make takes the shorter stem).
 define LIT_CK_RULES
 .PRECIOUS: $(CK)/$1%.ptx $(CK)/$1%.cubin
-$(CK)/$1%.ptx: $(LIT)/run-nvcc.sh $(call lit_twins,$2 $(CUDA_HEADERS))
+$(CK)/$1%.ptx: $(LIT)/run-nvcc.sh build/clean/$2 $(call lit_inc,$2) build/$2
 	@$$(NEED) $$(call sq,$$(NVCC)) nvcc cuda
 	@$$(call show,PTX,$$@)
-	@$$(call CK_NVCC,$$@ $$@.log,$$*) -ptx $2 $$(CK_QUIET)
-$(CK)/$1%.cubin: $(LIT)/run-nvcc.sh $(call lit_twins,$2 $(CUDA_HEADERS))
+	@$$(call CK_NVCC,$$@ $$@.log,$$*) -ptx build/$2 $$(CK_QUIET)
+$(CK)/$1%.cubin: $(LIT)/run-nvcc.sh build/clean/$2 $(call lit_inc,$2) build/$2
 	@$$(NEED) $$(call sq,$$(NVCC)) nvcc cuda
 	@$$(call show,CUBIN,$$@)
-	@$$(call CK_NVCC,$$@ $(CK)/$1$$*.ptxas.txt,$$*) -cubin -Xptxas -v $2 \
-	  $$(CK_QUIET)
-$(CK)/$1%.refused: $(LIT)/run-nvcc.sh $(call lit_twins,$2 $(CUDA_HEADERS))
+	@$$(call CK_NVCC,$$@ $(CK)/$1$$*.ptxas.txt,$$*) -cubin -Xptxas -v \
+	  build/$2 $$(CK_QUIET)
+$(CK)/$1%.refused: $(LIT)/run-nvcc.sh build/clean/$2 $(call lit_inc,$2) \
+    build/$2
 	@$$(NEED) $$(call sq,$$(NVCC)) nvcc cuda
 	@$$(call show,REFUSED,$$@)
-	@$$(call CK_NVCC,--expect-fail $$@ $$@.log,$$*) -cubin $2 $$(CK_QUIET)
+	@$$(call CK_NVCC,--expect-fail $$@ $$@.log,$$*) -cubin build/$2 \
+	  $$(CK_QUIET)
 endef
-ck_prefix = $(if $(findstring =,$1),$(firstword $(subst =, ,$1)))
 $(foreach f,$(CK_FILES),$(eval $(call LIT_CK_RULES,$(call \
   ck_prefix,$f),$(lastword $(subst =, ,$f)))))
 
@@ -194,3 +156,8 @@ $(CK)/%.sass: $(CK)/%.cubin
 	@PATH="$$(dirname $(call sq,$(NVDISASM)))":"$$PATH" \
 	  $(call sq,$(CUOBJDUMP)) -sass $< > $(TMP) && mv -f $(TMP) $@
 endif
+
+.PHONY: build
+## build: build the programs (build/NAME), compile the CHECKED roots to PTX
+build: $(LATEST:%=build/%) $(if $(CHECKED),$(foreach f,$(CK_FILES),\
+  $(CK)/$(call ck_prefix,$f)$(ARCH).ptx))

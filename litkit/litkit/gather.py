@@ -6,7 +6,8 @@ Usage: python3 -m litkit.gather --schema SCHEMA.tsv --evidence DIR
 
 SCHEMA: NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION lines; PRODUCER a
 meta.kind or "derived"; {a,b} in NAME gives one line per choice, named by
-{1}, {2}... in the other fields.
+{1}, {2}... in the other fields; MODULE's schema_rows(line), if it has
+one, first gives the lines a line stands for (a module's own lists).
 DIR/*.facts.json: {"meta": {"kind", "source_sha256", "date", "transcript",
 ...}, "facts": {name: unrounded number, boolean or one-line token of at
 most MAX_WORDS words}, optional "from": {name: the file it was read from,
@@ -91,15 +92,17 @@ def check_format(fmt):
     raise GatherError(f"format {fmt!r} needs exactly one {{}} field")
 
 
-def read_schema(path):
-    """{name: Entry} of the schema file, in file order; GatherError naming
-    file and line for a bad line, name or format, or a name twice."""
+def read_schema(path, rows=None):
+    """{name: Entry} of the schema file, in file order, each of its lines
+    through rows(line) -> [lines] (default: the line itself); GatherError
+    naming file and line for a bad line, name or format, or a name twice."""
     schema = {}
     try:
         lines = litlib.read_text(path).splitlines()
     except OSError as e:
         raise GatherError(f"cannot read the schema: {e}") from e
-    for no, line in enumerate(lines, 1):
+    for no, line in ((no, row) for no, text in enumerate(lines, 1)
+                     for row in schema_rows(rows, text, f"{path}:{no}")):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = [f.strip() for f in line.split("\t")]
@@ -123,6 +126,14 @@ def read_schema(path):
     if not schema:
         raise GatherError(f"{path}: the schema lists no fact")
     return schema
+
+
+def schema_rows(rows, line, where):
+    """rows(line), or [line] without rows; GatherError naming where."""
+    try:
+        return rows(line) if rows else [line]
+    except Exception as e:   # the module's own error, whatever its class
+        raise GatherError(f"{where}: {e}") from e
 
 
 def check_value(value, where):
@@ -217,8 +228,8 @@ def add_derived(module, facts, evidence, schema):
     GatherError for a name the schema does not list as derived."""
     if not module:
         return
-    derive = importlib.import_module(module).derive
-    for name, (value, inputs, *named) in derive(facts, evidence).items():
+    for name, (value, inputs, *named) in module.derive(
+            facts, evidence).items():
         if name not in schema or schema[name].producer != DERIVED:
             raise GatherError(f"{module} made {name!r}, which the schema "
                               "does not list as derived")
@@ -288,7 +299,8 @@ def same_texts(token_path, table_path, log):
 def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
            log=sys.stderr, token_path=None, table_path=None):
     """Do the whole job; returns the {name: Fact} written. GatherError."""
-    schema = read_schema(schema_path)
+    module = derive and importlib.import_module(derive)
+    schema = read_schema(schema_path, getattr(module, "schema_rows", None))
     raw = read_hash(hash_path, log)
     current = ({raw} - {None}) | same_texts(token_path, table_path, log)
     tokens = read_hash(token_path, log) if token_path else None
@@ -302,7 +314,7 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
     facts, notes = merge(evidence, schema)
     for n in notes:
         print("gather: note: " + n, file=log)
-    add_derived(derive, facts, evidence, schema)
+    add_derived(module, facts, evidence, schema)
     shown = {n: {"text": md_literal(show(f.value, schema[n].fmt, n)),
                  "from": md_literal(", ".join(f.sources)), "stale": f.stale}
              for n, f in sorted(facts.items())}
@@ -324,7 +336,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for option in ("--schema", "--evidence", "--source-hash", "--out"):
         ap.add_argument(option, required=True)
-    ap.add_argument("--derive", help="module with derive(facts, evidence)")
+    ap.add_argument("--derive", help="module with derive(facts, evidence) "
+                    "and maybe schema_rows(line)")
     ap.add_argument("--token-hash", help="the sources' token digest")
     ap.add_argument("--same-text", help="RAW<TAB>TOKENS<TAB>REVISION lines")
     a = ap.parse_args(argv)

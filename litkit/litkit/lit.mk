@@ -1,58 +1,20 @@
 # lit.mk (litkit): the make rules of a literate module (one noweb source
-# holding its lesson and its program), from the installed package: a
-# module's Makefile includes boot.mk (the set-up; it defines LIT), sets
-# its variables, then includes $(LIT)/lit.mk. The variables:
-#   NW          the noweb source (day00.nw)
-#   ROOTS       its root chunks: each tangled to build/ROOT (with #line
-#               directives) and build/clean/ROOT (without: what objects
-#               depend on, so a prose edit recompiles nothing)
-#   HASHED      the roots the source hash covers (default: ROOTS)
-#   HASH_MACRO  the macro build/source_hash.h defines as that sha256
-#   PAGES       the pages the source declares (lit-pages; default: index)
-#   DOWNLOADS   the roots also offered as site/downloads/ROOT (the source
-#               hash header with them); default: none
-#   SCHEMA      the facts schema (gather.py); empty: the page has no facts
-#   EVIDENCE    the evidence folder (default: evidence); DERIVE: a module
-#               whose derive() adds facts (optional), and which, run on
-#               build/facts.json (make stale-evidence), warns of stale
-#               evidence; FACTS_DEPS: its files
-#   WEAVE_DEPS  what else the pages are made from (plots...), and
-#   WEAVE_RESOURCES a folder of images the pages embed (optional)
-#   TITLE       what make help says first (NW, ROOTS, HASH_MACRO and TITLE
-#               are required)
-#   CHECKS      make check's test groups (targets the module defines), run
-#               JOBS (default 4) at a time, a line each (check.sh); a group
-#               whose NEEDS_<group> (COMMAND PACKAGE HOW triples, as need.sh
-#               takes) is missing is skipped with a note; CHECK_FIRST: a
-#               target run before them (default: stale-evidence, with
-#               DERIVE; make check CHECKS= runs none). No
-#               CHECKS at all: the module defines check itself. make check
-#               leaves out the tests marked slow (pytest -m "not slow":
-#               whole scratch builds), make check-all runs every test.
-#   PAGE_TESTS  the page tests (pytest files; optional): make page-test
-#               runs them (a check group; NEEDS_page-test: PAGE_TOOLS
-#               unless set), make site-check with PAGE_SHOTS=build/page,
-#               the folder for a reviewer's screenshots
-#   FORMATTED   the tangles make format-check passes to check_format.py
-#               (<= 80 columns, clang-format clean; default: the C, C++
-#               and CUDA roots'), after FORMAT_TESTS (pytest files; optional)
-# Goals: tangle, facts, site, check, record-sources REV=..., help, clean
-# (build/ but build/venv, and the pages), page-test and site-check (with
-# PAGE_TESTS), format-check, stale-evidence (with DERIVE); LIT_OFF: those
-# the module does not get (make help leaves them out). Each goal the
-# Makefile documents for make help is phony. build/tangle.mk
-# is the tangle's stamp (make remakes it first, so make -q agrees after
-# make). Helpers: sq (quoting), refuse, dated (boot.mk), changed, TMP, NEED, PY
+# holding its lesson and its program). A module's Makefile includes boot.mk
+# (the set-up; it defines LIT), sets its variables, then includes
+# $(LIT)/lit.mk, which includes cuda.mk when the module has PROGRAMS,
+# CHECKED or CK_FILES. Every variable and goal: litkit/README.md. Required:
+# NW, HASH_MACRO, TITLE and ROOTS (default: PROGRAMS and CHECKED).
+# Helpers: sq (quoting), refuse, dated (boot.mk), changed, TMP, NEED, PY
 # (the venv's Python), TEST (pytest, with tests/pytest.ini only), FORCE,
-# PAGE_TOOLS (TIDY, CHROMIUM, CHROMEDRIVER: what page tests need),
-# Q and show: a recipe line `@$(call show,WHAT,FILE)` then `$(Q)command`
-# prints "  WHAT     FILE", or with make V=1 the command in full (kbuild's
-# convention).
+# PAGE_TOOLS (what page tests need: TIDY, CHROMIUM, CHROMEDRIVER), Q and
+# show: a recipe line `@$(call show,WHAT,FILE)` then `$(Q)command` prints
+# "  WHAT     FILE", or with make V=1 the command in full (kbuild's).
 
 SHELL := /bin/sh
 .DELETE_ON_ERROR:
+ROOTS     ?= $(PROGRAMS) $(CHECKED)
 $(foreach v,NW ROOTS HASH_MACRO TITLE,$(if $(strip $($v)),,$(error lit.mk: \
-  set $v before including it (its header says what each variable is))))
+  set $v before including it (litkit/README.md says what each one is))))
 .SUFFIXES:
 HASHED    ?= $(ROOTS)
 PAGES     ?= index
@@ -73,14 +35,14 @@ PAGE_TOOLS = $(call sq,$(TIDY)) tidy apt $(call sq,$(CHROMIUM)) chromium apt \
 # A recipe line's temporary output: its shell's PID in the name, so two
 # makes at once (a build on save beside a terminal's) never share one.
 TMP = $@.$$$$.tmp
-# pytest's own settings only (tests/pytest.ini); env -u: nothing of the
-# user's reaches the Pythons the tests start either.
+# pytest's own settings only (tests/pytest.ini; litkit's for its own);
+# env -u: nothing of the user's reaches the Pythons the tests start either.
 # Under make check (LIT_QUICK=1) the tests marked slow are left out.
-TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH -u PYTHONHOME \
-  -u PYTHONSTARTUP -u PYTHONUSERBASE -u PYTHONWARNINGS -u PYTHONIOENCODING \
-  PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -c tests/pytest.ini \
-  --rootdir=. -q -rs -p no:cacheprovider $(if $(filter 1,$(LIT_QUICK)),-m \
-  'not slow')
+LIT_TEST := env -u PYTEST_ADDOPTS -u PYTEST_PLUGINS -u PYTHONPATH \
+  -u PYTHONHOME -u PYTHONSTARTUP -u PYTHONUSERBASE -u PYTHONWARNINGS \
+  -u PYTHONIOENCODING PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 $(PY) -m pytest -q \
+  -rs -p no:cacheprovider $(if $(filter 1,$(LIT_QUICK)),-m 'not slow')
+TEST := $(LIT_TEST) -c tests/pytest.ini --rootdir=.
 # $(call changed,VAR,FILE): FORCE unless FILE holds VAR's value (a command
 # file rewritten on change: other flags rebuild).
 changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
@@ -88,8 +50,10 @@ changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
 ifeq ($(.DEFAULT_GOAL),)
 .DEFAULT_GOAL := all
 endif
-.PHONY: FORCE tangle facts site help setup record-sources deps clean
+.PHONY: FORCE all tangle facts site help setup record-sources deps clean
 FORCE: ; @:
+LIT_CUDA := $(if $(strip $(PROGRAMS)$(CHECKED)$(CK_FILES)),build)
+all: deps tangle $(LIT_CUDA) site ## tangle, build, weave the pages
 ifeq ($(V),1)
 Q :=
 show = :
@@ -137,7 +101,9 @@ $(Q)set -e; h=$$(cat $(HASHED:%=build/clean/%) | sha256sum | cut -d' ' -f1); \
  $(PY) -m litkit.tokens $(HASHED:%=build/clean/%) > build/source.tokens$$t; \
  for f in build/source.sha256 build/source_hash.h build/source.tokens; do \
    cmp -s $$f$$t $$f && rm -f $$f$$t || mv -f $$f$$t $$f; done
-@echo "# make's stamp of the tangle of $(NW)" > build/tangle.mk
+@{ echo "# make's stamp of the tangle of $(NW), and what each root \
+ includes"; $(PY) -m litkit.tokens --includes build/clean $(filter %.c %.h \
+ %.cu %.cuh %.cc %.cpp,$(ROOTS)); } > build/tangle.mk
 @$(call dated,build/tangle.mk,$^)
 endef
 build/tangle.mk: $(NW) $(LIT)/tangle.sh $(LIT)/tokens.py
@@ -197,6 +163,19 @@ ifeq ($(SCHEMA),)
 LIT_OFF += facts record-sources# no facts: make help leaves them out
 endif
 
+# ---- plots: PLOTTER (a Python module) draws each of PLOTS from the facts ----
+PLOT_FILES := $(foreach p,$(PLOTS),$(addprefix build/plots/$p,.svg \
+                -narrow.svg .values.tsv))
+ifneq ($(PLOTS),)
+$(PLOT_FILES) &: build/facts.json $(subst .,/,$(PLOTTER)).py $(LIT)/plot.py
+	@$(call show,PLOT,$(PLOTS:%=build/plots/%.svg))
+	$(Q)$(PY) -m $(PLOTTER) build/facts.json build/plots
+plots: $(filter %.svg,$(PLOT_FILES)) ## draw the pages' plots from the facts
+WEAVE_RESOURCES ?= build/plots
+else
+LIT_OFF += plots
+endif
+
 # ---- the pages ---------------------------------------------------------------
 WEAVE_TOOLS := $(addprefix $(LIT)/,weave.sh nw2md.py pages.lua facts.lua \
                divs.lua page.lua theme/template.html theme/style.css \
@@ -208,12 +187,13 @@ site: $(SITE_PAGES) $(SITE_DOWNLOADS) ## weave the source into site/*.html
 
 # The pages the source declares (lit-pages), in order: weave.sh fails when
 # its list differs from PAGES. The first is the lesson; all made together.
-$(SITE_PAGES) &: $(NW) build/facts.json $(WEAVE_TOOLS) $(WEAVE_DEPS)
+$(SITE_PAGES) &: $(NW) build/facts.json $(WEAVE_TOOLS) $(WEAVE_DEPS) \
+    $(filter %.svg,$(PLOT_FILES))
 	@$(NEED) $(NOWEAVE) noweb
 	@$(NEED) $(PANDOC) pandoc
 	@$(call show,WEAVE,$(SITE_PAGES))
 	$(Q)WEAVE_PAGES='$(PAGES)' WEAVE_MD=build/site/index.md \
-	  SITE_EXTRA_RESOURCES=$(or $(WEAVE_RESOURCES),.) \
+	  LIT_SCHEMA='$(SCHEMA)' SITE_EXTRA_RESOURCES=$(or $(WEAVE_RESOURCES),.) \
 	  $(LIT)/weave.sh $(NW) build/facts.json $(firstword $(SITE_PAGES))
 
 site/downloads/%: build/clean/%
@@ -265,10 +245,36 @@ else
 LIT_OFF += format-check
 endif
 
+.PHONY: litkit-test
+NEEDS_litkit-test ?= $(PAGE_TOOLS) clang-format-14 clang-format-14 apt
+litkit-test: ## litkit's own tests (LIT_SRC/tests), which need no module
+	@$(LIT_TEST) -c $(LIT_SRC)/tests/pytest.ini --rootdir=$(LIT_SRC) \
+	  $(LIT_SRC)/tests
+
+ifneq ($(TESTS),)
+.PHONY: test
+test: all ## the module's own tests (TESTS), after make all
+	@$(TEST) $(TESTS)
+else
+LIT_OFF += test
+endif
+
+ifneq ($(EVIDENCE_CMD),)
+.PHONY: measure
+measure: deps $(LIT_CUDA) ## measure again: EVIDENCE_CMD writes EVIDENCE/
+	$(EVIDENCE_CMD)
+else
+LIT_OFF += measure
+endif
+
 ifneq ($(DERIVE),)
 .PHONY: stale-evidence
 stale-evidence: build/facts.json ## warn when the evidence is of other sources
 	@$(PY) -m $(DERIVE) $<
 else
 LIT_OFF += stale-evidence
+endif
+
+ifneq ($(LIT_CUDA),)
+include $(LIT)/cuda.mk
 endif

@@ -73,104 +73,140 @@ class Chunk:
         self.uses = []            # identifiers used here, from the local index
 
 
+class Reader:
+    """read_document's state: mode None, 'docs' or 'code'; docs: the text
+    pieces of a docs chunk; quote: those of a [[quote]] in it; in_body:
+    past the @defn line's newline; ref: the last '@xref ref'; ident: (name,
+    ref) of an '@index use', waiting for its @text; entry: the current
+    chunk-list or index entry. A method per keyword (at_KEYWORD(sub, rest,
+    arg)); other keywords (@file, @header, @line ...) show nothing."""
+
+    def __init__(self):
+        self.parts, self.chunklist, self.index = [], [], []
+        self.source, self.line = os.environ.get("NW2MD_SOURCE"), 1
+        self.mode = self.quote = self.chunk = self.ref = self.ident = None
+        self.entry, self.docs, self.in_body = None, [], False
+
+    def at_begin(self, sub, rest, arg):
+        self.mode = sub
+        if sub not in ("docs", "code"):
+            raise PipelineError("unknown chunk kind in '@begin %s'" % arg)
+        self.docs, self.chunk, self.in_body = [], Chunk(), False
+
+    def at_end(self, sub, rest, arg):
+        chunk = self.chunk
+        if self.mode == "docs":
+            self.parts.append(("docs", self.docs))
+        elif self.mode == "code":
+            if chunk.name is None:
+                raise PipelineError("code chunk without @defn")
+            if chunk.lines and chunk.lines[-1] == []:
+                chunk.lines.pop()   # the line after the last newline
+            if not chunk.lines:
+                print("nw2md: warning: %s:%d: chunk <<%s>> is empty (tidy "
+                      "says: empty <code>)" % (self.source, chunk.line,
+                                               chunk.name), file=sys.stderr)
+            self.parts.append(("code", chunk))
+        self.mode, self.chunk = None, None
+
+    def at_text(self, sub, rest, arg):
+        if self.mode == "docs":
+            (self.quote if self.quote is not None else self.docs).append(arg)
+        elif self.mode == "code":
+            ident = self.ident is not None and arg == self.ident[0]
+            self.chunk.lines[-1].append(("ident", arg, self.ident[1])
+                                        if ident else ("text", arg, None))
+        self.ident = None
+
+    def at_nl(self, sub, rest, arg):
+        if self.mode == "docs":
+            quoted = self.quote is not None
+            (self.quote if quoted else self.docs).append(
+                " " if quoted else "\n")
+        elif self.mode == "code":
+            if self.in_body:
+                self.chunk.lines.append([])
+            elif self.chunk.name is not None:
+                self.in_body = True
+
+    def at_quote(self, sub, rest, arg):
+        if self.mode == "docs":
+            self.quote = []
+
+    def at_endquote(self, sub, rest, arg):
+        if self.quote is not None:
+            self.docs.append(code_span("".join(self.quote)) if all(
+                isinstance(q, str) for q in self.quote) else self.quote)
+            self.quote = None
+
+    def at_defn(self, sub, rest, arg):
+        self.chunk.name, self.chunk.line = arg, self.line
+        if self.chunk.label is None:
+            self.chunk.label = "nw-chunk-%d" % len(self.parts)
+        self.ref = None
+
+    def at_use(self, sub, rest, arg):
+        target, self.ref = self.ref, None
+        if self.mode == "code":
+            self.chunk.lines[-1].append(("use", arg, target))
+        elif self.quote is not None:
+            self.quote.append((arg, target))
+        elif self.mode == "docs":
+            self.docs.append("⟨%s⟩" % arg)
+
+    def entries(self, keyword, sub, rest):
+        """True when an @xref or @index line belongs to the chunk list or
+        the identifier index (an entry's start, definitions or uses)."""
+        if sub in ("chunkbegin", "entrybegin"):
+            label, _, name = rest.partition(" ")
+            self.entry = (label, name, [], [])
+            (self.chunklist if keyword == "xref" else self.index).append(
+                self.entry)
+        elif self.entry is not None and sub in (
+                "chunkdefn", "chunkuse", "entrydefn", "entryuse"):
+            self.entry[2 if "defn" in sub else 3].append(rest)
+        else:
+            return False
+        return True
+
+    def at_xref(self, sub, rest, arg):
+        chunk = self.chunk
+        if self.entries("xref", sub, rest):
+            return
+        if sub == "label" and self.mode == "code" and chunk.name is None:
+            chunk.label = rest
+        elif sub == "ref":
+            self.ref = rest
+        elif sub in ("notused", "nextdef", "prevdef") and chunk:
+            setattr(chunk, sub, rest or True)
+        elif sub == "useitem" and chunk is not None:
+            chunk.usedin.append(rest)
+
+    def at_index(self, sub, rest, arg):
+        if self.entries("index", sub, rest):
+            return
+        if sub == "use" and self.mode == "code":
+            self.ident, self.ref = (rest, self.ref), None
+        elif sub in ("defn", "useitem") and self.chunk is not None:
+            (self.chunk.defines if sub == "defn" else
+             self.chunk.uses).append(rest)
+
+
 def read_document(events):
     """(parts, chunklist, index) of the pipeline events: parts [("docs",
     pieces: text, or a quote's list of text and (name, label) of uses) or
     ("code", Chunk)]; chunklist and index [(label, name, defining labels,
     using labels)] of chunks and identifiers."""
-    parts, chunklist, index = [], [], []
-    source, line = os.environ.get("NW2MD_SOURCE"), 1
-    # mode: None, 'docs' or 'code'; docs: the text pieces of a docs chunk;
-    # quote: those of a [[quote]] in it; in_body: past the @defn line's
-    # newline; pending_ref: the last '@xref ref'; pending_ident: (name, ref)
-    # of an '@index use', waiting for its @text; entry: the current
-    # chunk-list or index entry.
-    mode = quote = chunk = pending_ref = pending_ident = entry = None
-    docs, in_body = [], False
+    r = Reader()
     for keyword, arg in events:
         sub, _, rest = arg.partition(" ")
         if (keyword, arg) in (("nl", ""), ("index", "nl")):
-            line += 1          # the source's lines, each ended by one of these
-        source = source or (arg if keyword == "file" else None)
-        if keyword == "begin":
-            mode = sub
-            if mode not in ("docs", "code"):
-                raise PipelineError("unknown chunk kind in '@begin %s'" % arg)
-            docs, chunk, in_body = [], Chunk(), False
-        elif keyword == "end":
-            if mode == "docs":
-                parts.append(("docs", docs))
-            elif mode == "code":
-                if chunk.name is None:
-                    raise PipelineError("code chunk without @defn")
-                if chunk.lines and chunk.lines[-1] == []:
-                    chunk.lines.pop()   # the line after the last newline
-                if not chunk.lines:
-                    print("nw2md: warning: %s:%d: chunk <<%s>> is empty (tidy "
-                          "says: empty <code>)" % (source, chunk.line,
-                                                   chunk.name), file=sys.stderr)
-                parts.append(("code", chunk))
-            mode, chunk = None, None
-        elif keyword == "text":
-            if mode == "docs":
-                (quote if quote is not None else docs).append(arg)
-            elif mode == "code":
-                ident = pending_ident is not None and arg == pending_ident[0]
-                chunk.lines[-1].append(("ident", arg, pending_ident[1])
-                                       if ident else ("text", arg, None))
-            pending_ident = None
-        elif keyword == "nl":
-            if mode == "docs":
-                (quote if quote is not None else docs).append(
-                    " " if quote is not None else "\n")
-            elif mode == "code":
-                if in_body:
-                    chunk.lines.append([])
-                elif chunk.name is not None:
-                    in_body = True
-        elif keyword == "quote" and mode == "docs":
-            quote = []
-        elif keyword == "endquote" and quote is not None:
-            docs.append(code_span("".join(quote)) if all(
-                isinstance(q, str) for q in quote) else quote)
-            quote = None
-        elif keyword == "defn":
-            chunk.name, chunk.line = arg, line
-            if chunk.label is None:
-                chunk.label = "nw-chunk-%d" % len(parts)
-            pending_ref = None
-        elif keyword == "use":
-            target, pending_ref = pending_ref, None
-            if mode == "code":
-                chunk.lines[-1].append(("use", arg, target))
-            elif quote is not None:
-                quote.append((arg, target))
-            elif mode == "docs":
-                docs.append("⟨%s⟩" % arg)
-        elif keyword in ("xref", "index") and sub in ("chunkbegin",
-                                                      "entrybegin"):
-            label, _, name = rest.partition(" ")
-            entry = (label, name, [], [])
-            (chunklist if keyword == "xref" else index).append(entry)
-        elif keyword in ("xref", "index") and entry is not None and sub in (
-                "chunkdefn", "chunkuse", "entrydefn", "entryuse"):
-            entry[2 if "defn" in sub else 3].append(rest)
-        elif keyword == "xref":
-            if sub == "label" and mode == "code" and chunk.name is None:
-                chunk.label = rest
-            elif sub == "ref":
-                pending_ref = rest
-            elif sub in ("notused", "nextdef", "prevdef") and chunk:
-                setattr(chunk, sub, rest or True)
-            elif sub == "useitem" and chunk is not None:
-                chunk.usedin.append(rest)
-        elif keyword == "index":
-            if sub == "use" and mode == "code":
-                pending_ident, pending_ref = (rest, pending_ref), None
-            elif sub in ("defn", "useitem") and chunk is not None:
-                (chunk.defines if sub == "defn" else chunk.uses).append(rest)
-        # Other keywords (@file, @header, @line ...) show nothing here.
-    return parts, chunklist, index
+            r.line += 1        # the source's lines, each ended by one of these
+        r.source = r.source or (arg if keyword == "file" else None)
+        handle = getattr(r, "at_" + keyword, None)
+        if handle:
+            handle(sub, rest, arg)
+    return r.parts, r.chunklist, r.index
 
 
 def code_span(text):

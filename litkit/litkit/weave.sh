@@ -14,7 +14,8 @@
 # (optional) is the list of pages the caller expects: another list in the
 # source is an error.  Collision-free temporary names, then renames, so no
 # step leaves a file make would keep.
-# NOWEAVE, PANDOC name the tools; SITE_EXTRA_RESOURCES adds an image folder.
+# NOWEAVE, PANDOC name the tools; SITE_EXTRA_RESOURCES adds an image folder;
+# LIT_SCHEMA names the facts schema in the message of an unknown fact.
 # noweave and pandoc see only a copy of SOURCE (without CRs at line ends or a
 # byte-order mark) and links under plain names, so any path works; messages
 # name SOURCE's lines.
@@ -94,7 +95,10 @@ failed() {
   name=$(sed -n "s/.*unknown fact name '\([^']*\)'.*/\1/p" "$work/err" |
          head -n 1)
   if [ -n "$name" ]; then
-    echo "weave.sh: unknown fact name '$name' (not in the facts schema):" >&2
+    echo "weave.sh: unknown fact name '$name' (not in the facts schema," \
+         "${LIT_SCHEMA:-none: set SCHEMA in the Makefile}: the Makefile's" \
+         "SCHEMA; a row NAME<tab>PRODUCER<tab>FORMAT<tab>DESCRIPTION" \
+         "there adds it):" >&2
     lines "[$name]{.fact}" "fact=\"$name\""
   elif grep -q '^pages\.lua: ' "$work/err"; then
     grep '^pages\.lua: ' "$work/err" | sed 's/^/weave.sh: /' >&2

@@ -392,21 +392,20 @@ def deep_rows(a, fail, tile):
     return table, lines
 
 
-def stages(a, fail):
-    """The stages check of a's files: fail(message) per finding; returns
-    (result dict, summary lines)."""
-    def reports(unit, depths):   # {arch: {depth: ptxas_report}}
-        return {arch: {n: ptxas_report(litlib.read_text(os.path.join(
-            a.dir, f"{unit}{arch}-s{n}.ptxas.txt"))) for n in depths}
-            for arch in a.arch}
-    first, _, text = litlib.read_text(a.refused).partition("\n")
-    m = re.fullmatch(r"exit=(\d+)", first.strip())
-    if not m:
-        raise ValueError(f"{a.refused}: first line is not 'exit=N'")
-    status = int(m.group(1))
-    tile = stage_bytes(litlib.read_text(a.tile_source), "kBlock")
+def reports(a, unit, depths):
+    """{arch: {depth: ptxas_report}} of a's unit (prefix) at depths."""
+    return {arch: {n: ptxas_report(litlib.read_text(os.path.join(
+        a.dir, f"{unit}{arch}-s{n}.ptxas.txt"))) for n in depths}
+        for arch in a.arch}
+
+
+def depth_table(a, fail, tile):
+    """({arch: {depth: {role: ptxas report}}}, the piped kernel's steps
+    of shared memory per stage) of the lesson's pair: fail(message) when
+    a report is missing, depths are not consecutive, a step is not one
+    stage of tiles plus a little state, or a depth exceeds the ceiling."""
     table, steps = {}, set()
-    for arch, by_depth in reports("", a.stages).items():
+    for arch, by_depth in reports(a, "", a.stages).items():
         rows = {}
         for n in sorted(by_depth):
             ks = by_role(by_depth[n])
@@ -437,6 +436,19 @@ def stages(a, fail):
                 if "sync" in r}) > 1:
             fail(f"{arch}: matmulTileSync's shared memory changes with STAGES")
         table[arch] = {str(n): r for n, r in rows.items()}
+    return table, steps
+
+
+def stages(a, fail):
+    """The stages check of a's files: fail(message) per finding; returns
+    (result dict, summary lines)."""
+    first, _, text = litlib.read_text(a.refused).partition("\n")
+    m = re.fullmatch(r"exit=(\d+)", first.strip())
+    if not m:
+        raise ValueError(f"{a.refused}: first line is not 'exit=N'")
+    status = int(m.group(1))
+    tile = stage_bytes(litlib.read_text(a.tile_source), "kBlock")
+    table, steps = depth_table(a, fail, tile)
     step = steps.pop() if len(steps) == 1 else None
     msgs = re.findall(r'static assertion failed with "((?:[^"\\]|\\.)*)"',
                       text)
@@ -454,6 +466,21 @@ def stages(a, fail):
            "state_step_bytes": None if step is None else step - tile,
            "refused": {"exit": status, "all_static_asserts": msgs,
                        "static_assert": ceiling[0] if ceiling else None}}
+    lines = stage_lines(table, tile, step, a.refused_stages, status,
+                        res["refused"]["static_assert"])
+    if a.deep_stages:
+        res["deep"], more = deep_rows(a, fail, tile)
+        lines += more
+    if a.blocked_stages:
+        res["blocked"] = b = analyse_blocked(reports(
+            a, "blocked-", a.blocked_stages), litlib.read_text(
+                a.blocked_source) + litlib.read_text(a.tile_source), fail)
+        lines += blocked_lines(b)
+    return res, lines
+
+
+def stage_lines(table, tile, step, refused, status, static_assert):
+    """stage-limits' summary of the lesson's pair and the refused depth."""
     lines = ["stage-limits: static shared memory per block (ptxas -v)"]
     for arch, rows in table.items():
         lines.append(f"  {arch}  STAGES  piped smem  piped regs  sync smem  "
@@ -466,29 +493,27 @@ def stages(a, fail):
     if step is not None:
         lines.append(f"  each stage adds {step} bytes: {tile} of tiles, "
                      f"{step - tile} of pipeline state")
-    lines.append(f"  STAGES={a.refused_stages} with -DALLOW_DEEP_PIPELINE: "
-                 f"nvcc exit {status}: \"{res['refused']['static_assert']}\"")
-    if a.deep_stages:
-        res["deep"], more = deep_rows(a, fail, tile)
-        lines += more
-    if a.blocked_stages:
-        res["blocked"] = b = analyse_blocked(reports(
-            "blocked-", a.blocked_stages), litlib.read_text(
-                a.blocked_source) + litlib.read_text(a.tile_source), fail)
-        lines.append(f"  blocked pair: one stage = 4 x kBlockedK x (kBlockedM"
-                     f" + kBlockedN) = {b['stage_bytes']} B, dynamic")
-        for arch, rows in b["table"].items():
-            for n, (p, q) in ((n, r.values()) for n, r in rows.items()):
-                t = p["total_bytes"]
-                lines.append(
-                    f"  {arch} STAGES={n}: matmulBlockedPiped {p['registers']}"
-                    f" regs, {p['smem_bytes']} B static + {p['dynamic_bytes']}"
-                    " B dynamic" + (t > LIMIT and " (over 48 KiB: opt-in)" or
-                                    t == LIMIT and " (= the 48 KiB ceiling)"
-                                    or "") + f"; matmulBlockedSync "
-                    f"{q['registers']} regs, {q['smem_bytes']} B; spills "
-                    f"{p['spill_bytes'] + q['spill_bytes']} B")
-    return res, lines
+    lines.append(f"  STAGES={refused} with -DALLOW_DEEP_PIPELINE: "
+                 f"nvcc exit {status}: \"{static_assert}\"")
+    return lines
+
+
+def blocked_lines(b):
+    """stage-limits' summary of the blocked pair (analyse_blocked's b)."""
+    lines = [f"  blocked pair: one stage = 4 x kBlockedK x (kBlockedM"
+             f" + kBlockedN) = {b['stage_bytes']} B, dynamic"]
+    for arch, rows in b["table"].items():
+        for n, (p, q) in ((n, r.values()) for n, r in rows.items()):
+            t = p["total_bytes"]
+            lines.append(
+                f"  {arch} STAGES={n}: matmulBlockedPiped {p['registers']}"
+                f" regs, {p['smem_bytes']} B static + {p['dynamic_bytes']}"
+                " B dynamic" + (t > LIMIT and " (over 48 KiB: opt-in)" or
+                                t == LIMIT and " (= the 48 KiB ceiling)"
+                                or "") + f"; matmulBlockedSync "
+                f"{q['registers']} regs, {q['smem_bytes']} B; spills "
+                f"{p['spill_bytes'] + q['spill_bytes']} B")
+    return lines
 
 
 # ---- the compile evidence, from the reports of both checks ---------------
@@ -548,6 +573,23 @@ def facts_of(check, limits, release, full, ptxas):
     return facts
 
 
+def heading(a, date, source_hash, version):
+    """The compile evidence transcript's first lines: what made it, when,
+    where, from which sources, with which nvcc and cuobjdump."""
+    L = [FIRST_LINE, f"date: {date}", f"host: {socket.gethostname()}",
+         f"source sha256: {source_hash}", "  (build/source.sha256: sha256 "
+         "of the clean tangled program sources)",
+         f"made by: make evidence-compile, from {a.dir}/", "",
+         f"$ {a.nvcc} --version", version]
+    if a.cuobjdump:
+        try:
+            tool = litlib.run_version(a.cuobjdump).strip().splitlines()
+            L.append(f"cuobjdump: {a.cuobjdump}: {tool[max(len(tool) - 2, 0)]}")
+        except OSError as e:
+            L.append(f"cuobjdump: (not run: {e})")
+    return L
+
+
 def build(a):
     """(transcript, facts document, release) from the inputs in a.dir."""
     def read(name):
@@ -577,17 +619,7 @@ def build(a):
     if not re.fullmatch(r"[0-9a-f]{64}", source_hash):
         raise ValueError(f"{a.source_hash} holds no sha256")
     date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    L = [FIRST_LINE, f"date: {date}", f"host: {socket.gethostname()}",
-         f"source sha256: {source_hash}", "  (build/source.sha256: sha256 "
-         "of the clean tangled program sources)",
-         f"made by: make evidence-compile, from {a.dir}/", "",
-         f"$ {a.nvcc} --version", version]
-    if a.cuobjdump:
-        try:
-            tool = litlib.run_version(a.cuobjdump).strip().splitlines()
-            L.append(f"cuobjdump: {a.cuobjdump}: {tool[max(len(tool) - 2, 0)]}")
-        except OSError as e:
-            L.append(f"cuobjdump: (not run: {e})")
+    L = heading(a, date, source_hash, version)
     L += ["", "== Commands (each output under a temporary name, renamed) =="]
     L += ["$ " + read(name + ".cmd").strip() for name in
           [f"{u}{x}-s{STAGES}.ptx" for u in both for x in check["ptx"]]

@@ -1,6 +1,8 @@
 """derive: Day 74's derived facts and every verdict on its predictions.
 
-litkit/gather.py calls derive() (--derive tools.facts.derive). Each put()
+litkit/gather.py calls derive() (--derive tools.facts.derive), and
+schema_rows() for each line of tools/facts/schema.tsv (its @{...} rows:
+the manifest's lists, tools/manifest.py). Each put()
 line is one fact: its name, the facts it reads, how it is computed from
 their unrounded values; missing inputs, no fact ("not yet measured").
 Verdicts are tokens, their sentences are in day74.nw: held / failed; no
@@ -27,6 +29,9 @@ THREADS = 256
 SPREAD = ["spread.2048.ratio_min", "spread.2048.ratio_max"]
 FMA_PER_WAVEFRONT = 0.25  # 1 shared wavefront per 4 FMA instructions
 SEED_FLOOR = 0.99         # issue 22: the lesson at 0.99x the seed's speed
+
+
+schema_rows = manifest.schema_rows
 
 
 def band(values, lo, hi):
@@ -187,21 +192,42 @@ def cited(path=CITED):
     return out
 
 
+class Put:
+    """put(name, inputs, fn): the derived fact name = fn(the values of
+    inputs), when every input is a fact or derived already (else no fact:
+    "not yet measured"); .out {name: (value, inputs)}, .facts."""
+
+    def __init__(self, facts):
+        self.facts, self.out = facts, {}
+
+    def __call__(self, name, inputs, fn):
+        if inputs and all(i in self.facts or i in self.out for i in inputs):
+            self.out[name] = (fn(*(self.out[i][0] if i in self.out else
+                                   self.facts[i].value for i in inputs)),
+                              inputs)
+
+    def present(self, names):
+        """The names that are facts."""
+        return [n for n in names if n in self.facts]
+
+
 def derive(facts, evidence):
     """{name: (value, inputs)} computed from facts ({name: Fact}) and the
     evidence list (objects with .meta and .stale), and {name: (value, [],
     source)} for the cited facts; see litkit/gather.py."""
-    out, m = {}, manifest.load()
-    settings = list(m.residency.groups)
+    put, m = Put(facts), manifest.load()
+    for part in (compile_facts, ncu_derived, gains):
+        part(put, m)
+    page_facts(put, evidence)
+    for part in (verdicts, group_verdicts, lab_verdicts, depth_verdicts):
+        part(put, m)
+    put.out.update(card_verdicts(facts, evidence))
+    return put.out
 
-    def put(name, inputs, fn):
-        if inputs and all(i in facts or i in out for i in inputs):
-            out[name] = (fn(*(out[i][0] if i in out else facts[i].value
-                              for i in inputs)), inputs)
 
-    def present(names):
-        return [n for n in names if n in facts]
-
+def compile_facts(put, m):
+    """The compile facts' sums and differences, the FMA pipe's caps, the
+    clock range, residency's slowdown, footprints, ncu's changes."""
     put("toolkit.version", ["compile.nvcc_version"], lambda v: v)
     for a in ("sm75", "sm80", "sm90"):
         put(f"ptx.{a}.cp_async.total",
@@ -255,6 +281,11 @@ def derive(facts, evidence):
                                          f"{b}{k}.elapsed_cycles"],
                 lambda a, e: a / e)
 
+
+
+def ncu_derived(put, m):
+    """Shared-memory wavefronts and issue use from Nsight Compute's
+    metrics; the card's FP32 peak and each rate's share of it."""
     # Wavefronts per 128-bit shared load, and the FMAs per such load at which
     # the shared-memory pipe (one wavefront per cycle) keeps pace with the FMA
     # pipe (4 warp instructions per cycle): wavefronts / (1/4).
@@ -293,6 +324,12 @@ def derive(facts, evidence):
                                      "gpu.fp32_peak_tflops"],
                 lambda g, peak: g / 10 / peak)
 
+
+
+def gains(put, m):
+    """Every piped/sync ratio also as a gain (gain()), times in us, the
+    results table's gain, the stall reasons' shares."""
+    facts = put.facts
     # Every piped/sync ratio also as a gain: the time saved, in percent of
     # the synchronous kernel's time (a range's ends swap: the largest ratio
     # is the smallest gain).
@@ -323,6 +360,13 @@ def derive(facts, evidence):
                 lambda v, cpi: 100 * v / cpi)
             put(f"{b}stall_mcycles.{reason}", [name, b + "inst_issued"],
                 lambda v, n: v * n / 1e6)
+
+
+def page_facts(put, evidence):
+    """The cited facts (cited.tsv) and what the page says of its evidence:
+    page.evidence, page.stale, gpu.transcript, page.relayout,
+    page.compile_stale."""
+    facts, out, present = put.facts, put.out, put.present
     for name, (value, source) in cited().items():
         out[name] = (value, [], source)
 
@@ -341,6 +385,11 @@ def derive(facts, evidence):
     put("page.compile_stale", present(["compile.nvcc_version"]),
         lambda _: facts["compile.nvcc_version"].stale)
 
+
+
+def verdicts(put, m):
+    """The predictions' verdicts (see the module docstring)."""
+    facts, present = put.facts, put.present
     put("verdict.ratio", ["run.sm_80.2048.ratio"] + SPREAD,
         lambda r, lo, hi: band([r, lo, hi], *PREDICTED_RATIO))
     identical = [n for n in facts if n.startswith("run.")
@@ -366,6 +415,28 @@ def derive(facts, evidence):
         [f"residency.{b}.{n}.ratio_{e}" for n in sizes
          for b, e in (("1", "max"), ("natural", "min"))] + SPREAD,
         residency_verdict)
+    arrives = [n for _, n, a in manifest.synccheck(m) if a]
+    plain = [n for _, n, a in manifest.synccheck(m) if not a]
+    put("verdict.synccheck",
+        [f"synccheck.{k}.reports" for k in arrives + plain],
+        lambda *r: held(all(r[:len(arrives)]) and not any(r[len(arrives):])))
+    put("verdict.blocked_target", ["blocked.spread.4096.pct_min"],
+        lambda pct: held(pct >= BLOCKED_TARGET))
+    n = max(m.sizes["wide"])
+    # The wide pair against cuBLAS at its largest N, per process: held when
+    # its pipelined kernel reaches 100 % of cuBLAS in every process, failed
+    # when below in every one, inconclusive when the processes disagree.
+    put("verdict.wide", [f"wide.{n}.pct_cublas_min",
+                         f"wide.{n}.pct_cublas_max"],
+        lambda lo, hi: interval_verdict(lo, hi, 100))
+
+
+def group_verdicts(put, m):
+    """The verdict of each [group.NAME] of the manifest that has one:
+    beats, loses_to (ranges apart at every residency and size), nearer
+    (its median piped/sync nearer one group's than another's); the blocked
+    pair's tile against the thread-scope loop's."""
+    settings = list(m.residency.groups)
     for g in (g for g in m.groups if g.verdict):   # [group.NAME] verdict
         v, large = g.verdict, m.sizes["large"]
         if "nearer" in v:   # g's median nearer v["nearer"]'s than v["than"]'s
@@ -381,13 +452,6 @@ def derive(facts, evidence):
                  for x, e in ((win, "max"), (lose, "min"))]
         put(f"verdict.{v['name']}", pairs, lambda *r: band(
             [r[i + 1] - r[i] for i in range(0, len(r), 2)], 1e-12, 1e9))
-    arrives = [n for _, n, a in manifest.synccheck(m) if a]
-    plain = [n for _, n, a in manifest.synccheck(m) if not a]
-    put("verdict.synccheck",
-        [f"synccheck.{k}.reports" for k in arrives + plain],
-        lambda *r: held(all(r[:len(arrives)]) and not any(r[len(arrives):])))
-    put("verdict.blocked_target", ["blocked.spread.4096.pct_min"],
-        lambda pct: held(pct >= BLOCKED_TARGET))
     # The blocked pair's larger tile against the lesson's, both on the
     # thread-scope loop (the exercise's solution) at the blocked pair's own
     # residency (2 blocks per SM) and at 1, at the largest N of both: "less"
@@ -403,16 +467,6 @@ def derive(facts, evidence):
         f"{solution}.1.{n}.ratio"], lambda bps, b2, l2, b1, l1:
         "not comparable" if bps != 2 else "less" if b2 > l2 and b1 > l1
         else "more" if b2 < l2 and b1 < l1 else "mixed")
-    lab_verdicts(put, facts, m)
-    n = max(m.sizes["wide"])
-    # The wide pair against cuBLAS at its largest N, per process: held when
-    # its pipelined kernel reaches 100 % of cuBLAS in every process, failed
-    # when below in every one, inconclusive when the processes disagree.
-    put("verdict.wide", [f"wide.{n}.pct_cublas_min",
-                         f"wide.{n}.pct_cublas_max"],
-        lambda lo, hi: interval_verdict(lo, hi, 100))
-    out.update(card_verdicts(facts, evidence))
-    return out
 
 
 # The verdicts judged on each card of tools/manifest.toml's [cards] apart
@@ -445,12 +499,12 @@ def card_verdicts(facts, evidence):
     return out
 
 
-def lab_verdicts(put, facts, m):
+def lab_verdicts(put, m):
     """The lab notes' derived facts and verdicts (one device call's open
     points, tools/gpu/lab_facts.py): cuBLAS's faster math mode, the
-    wavefront rule, the depth order over rounds and calls, the seed, the
-    wrong loops on the GPU. put: derive()'s."""
-    lab, (one,) = m.lab, m.sizes["one"]
+    wavefront rule, the lane maps, the seed, the wrong loops on the GPU
+    (the depths: depth_verdicts). put: derive()'s."""
+    lab = m.lab
     modes = [f"lab.cublas.{r}.{mode}.{n}.ms_{k}" for n in lab.kit_sizes
              for r in lab.kit_runs for mode in ("default", "pedantic")
              for k in ("min", "max")]
@@ -482,7 +536,29 @@ def lab_verdicts(put, facts, m):
               for e in ("min", "max")] for k in lab.map}
     one_map, two_map = list(lab.map)[:2]
     put("verdict.map_speed", ms[one_map] + ms[two_map], map_speed)
-    depths = m.depths.exercise
+    # the seed's printed interval over the lesson's range, ends crossed
+    for end, other in (("lo", "max"), ("hi", "min")):
+        put(f"lab.seed.speed_{end}", [f"lab.seed.piped_ms_{end}",
+                                      f"lab.seed.lesson.piped_ms_{other}"],
+            lambda seed, lesson: seed / lesson)
+    put("verdict.seed", ["lab.seed.speed_lo", "lab.seed.speed_hi"],
+        lambda lo, hi: interval_verdict(lo, hi, SEED_FLOOR))
+    runs = [f"lab.loops.{manifest.key(x)}.s{s}.gpu" for x in lab.loops
+            for s in lab.loop_depths]
+    put("lab.loops.gpu_missed", runs, lambda *t: t.count("missed"))
+    put("lab.loops.gpu_ran", runs,
+        lambda *t: t.count("missed") + t.count("wrong result"))
+    put("verdict.loops_gpu", runs + ["lab.loops.good.passed"],
+        lambda *t: "control failed" if not t[-1] else "some missed"
+        if "missed" in t else "all caught")
+
+
+def depth_verdicts(put, m):
+    """The depths' order over the lab's rounds and the committed calls,
+    each swept kernel file's order, clearly fastest depth, gain span,
+    first against last depth and against the lesson's, and the stages
+    verdict over both calls. put: derive()'s."""
+    depths, (one,) = m.depths.exercise, m.sizes["one"]
     put("verdict.depth_order", ["lab.depths.orders"],
         lambda o: "stable" if len(set(o.split())) == 1 else "unstable")
     now = [f"lab.depths.{d}.ratio" for d in depths]
@@ -527,21 +603,6 @@ def lab_verdicts(put, facts, m):
         v[i + 1] - v[i] for i in range(0, len(v), 2)))
     put("verdict.stages_calls", now + ["lab.depths.both_spread"],
         lambda r2, r3, r4, sp: stages_verdict(r2, r3, r4, 0.0, sp))
-    # the seed's printed interval over the lesson's range, ends crossed
-    for end, other in (("lo", "max"), ("hi", "min")):
-        put(f"lab.seed.speed_{end}", [f"lab.seed.piped_ms_{end}",
-                                      f"lab.seed.lesson.piped_ms_{other}"],
-            lambda seed, lesson: seed / lesson)
-    put("verdict.seed", ["lab.seed.speed_lo", "lab.seed.speed_hi"],
-        lambda lo, hi: interval_verdict(lo, hi, SEED_FLOOR))
-    runs = [f"lab.loops.{manifest.key(x)}.s{s}.gpu" for x in lab.loops
-            for s in lab.loop_depths]
-    put("lab.loops.gpu_missed", runs, lambda *t: t.count("missed"))
-    put("lab.loops.gpu_ran", runs,
-        lambda *t: t.count("missed") + t.count("wrong result"))
-    put("verdict.loops_gpu", runs + ["lab.loops.good.passed"],
-        lambda *t: "control failed" if not t[-1] else "some missed"
-        if "missed" in t else "all caught")
 
 
 def warn_stale(path):

@@ -8,16 +8,18 @@
 # until it ends. Exit 1 if a step failed, 3 without a GPU. Never changes the
 # GPU's clocks or settings (ncu --clock-control none). `make evidence-gpu`
 # runs it, then gpu_facts.py. The kernel files, depths, residency settings
-# and sizes are tools/manifest.toml's (the M_* variables). EVIDENCE_DRY_RUN=1
-# prints each step's command instead of running it (no GPU needed).
+# and sizes are tools/manifest.toml's (the M_* lines of build/manifest.mk).
+# EVIDENCE_DRY_RUN=1 prints each step's command instead of running it (no GPU
+# needed).
 set -u
 out=${1:-evidence}
 MAKE=${MAKE:-make}
 # The tools run in build/venv, where make installs litkit (its set-up).
-[ -x build/venv/bin/python ] || "$MAKE" --no-print-directory deps >&2
-manifest=$(build/venv/bin/python -B -m tools.manifest sh) ||
+"$MAKE" --no-print-directory -s deps build/manifest.mk >&2 ||
     { echo "evidence-gpu: cannot read tools/manifest.toml" >&2; exit 1; }
-eval "$manifest"
+while read -r name _ value; do   # NAME := VALUE
+    case $name in M_*) printf -v "$name" %s "$value" ;; esac
+done < build/manifest.mk
 dry=${EVIDENCE_DRY_RUN:-}
 [ -n "$dry" ] || mkdir -p "$out"
 ARCH_DEFAULT=sm_80

@@ -15,7 +15,6 @@ booleans, tokens; no verdicts (tools/facts/derive.py), no sentences. Exit:
 depths and kernel files: tools/manifest.toml.
 """
 
-import csv
 import glob
 import hashlib
 import json
@@ -26,8 +25,8 @@ import sys
 
 from tools import manifest
 from tools.gpu import lab_facts
-from tools.gpu.lab_facts import (EvidenceError, Sourced, mark, ncu_rows,
-                                  ncu_table, read, read_csv, spread)
+from tools.gpu.lab_facts import (EvidenceError, Sourced, ncu_records,
+                                  read_csv, read_text, spread)
 from litkit import litlib
 
 # run CSV column -> fact <prefix>.<n>.<fact>
@@ -92,6 +91,13 @@ def stalls(row):
             for s in [STALL.match(k)] if s and v}
 
 
+def profiles(path):
+    """The rows of an ncu raw-page transcript, their numbers' thousands
+    separators dropped."""
+    return [{k: v.replace(",", "") for k, v in row.items()}
+            for row in ncu_records(read_text(path))]
+
+
 def row_for(rows, n, path, pair="basic"):
     """The row of pair at size n; EvidenceError if none."""
     for row in rows:
@@ -102,14 +108,14 @@ def row_for(rows, n, path, pair="basic"):
 
 def rows_facts(path, prefix, sizes, facts, pair="basic"):
     """The ROW_COLUMNS of pair's rows at sizes as <prefix>.<n>.<fact>;
-    returns the CSV's provenance."""
-    meta, rows = read_csv(path)
+    returns (the CSV's provenance, the writer of facts read from it)."""
+    (meta, rows), out = read_csv(path), facts.of(path)
     for n in sizes:
         row = row_for(rows, n, path, pair)
         for col, name in ROW_COLUMNS.items():
-            facts[f"{prefix}.{n}.{name}"] = (row[col] == 1 if name ==
-                                             "identical" else row[col])
-    return meta
+            out[f"{prefix}.{n}.{name}"] = (row[col] == 1 if name ==
+                                           "identical" else row[col])
+    return meta, out
 
 
 def run_facts(pre, facts, m):
@@ -117,30 +123,30 @@ def run_facts(pre, facts, m):
     kernels, the SM clocks sampled in every run CSV, and piped/sync at
     N = 2048 over the run and the separate processes."""
     for arch in ("sm_80", "sm_90"):
-        meta = rows_facts(f"{pre}-run-{arch}.csv", f"run.{arch}",
-                          m.sizes["run"], facts)
+        meta, out = rows_facts(f"{pre}-run-{arch}.csv", f"run.{arch}",
+                               m.sizes["run"], facts)
         for kind in ("sync", "piped"):
             for key in KERNEL_KEYS:
-                facts[f"run.{arch}.{kind}_{key}"] = litlib.number(
+                out[f"run.{arch}.{kind}_{key}"] = litlib.number(
                     meta[f"basic_{kind}_{key}"])
         if arch == "sm_80":
             for key, (name, div) in CARD_KEYS.items():
                 value = litlib.number(meta[key])
-                facts[name] = value if div == 1 else value / div
+                out[name] = value if div == 1 else value / div
     seen = [row[c] for p in sorted(glob.glob(f"{pre}-*.csv"))
-            if "sync_mhz" in read(p) for row in read_csv(p)[1]
+            if "sync_mhz" in read_text(p) for row in read_csv(p)[1]
             for c in ("sync_mhz", "piped_mhz", "cublas_mhz") if row[c] > 0]
     if not seen:
         raise EvidenceError(f"{pre}-*.csv: no SM clock sampled")
-    facts["clock.min_mhz"], facts["clock.max_mhz"] = min(seen), max(seen)
-    mark(facts, f"{pre}-*.csv", "clock.min_mhz", "clock.max_mhz")
+    facts.of(f"{pre}-*.csv").update({"clock.min_mhz": min(seen),
+                                     "clock.max_mhz": max(seen)})
     n, = m.sizes["one"]
     ratios = [facts[f"run.sm_80.{n}.ratio"]] + repeated(
         sorted(glob.glob(f"{pre}-spread-*.csv")), n, "piped_over_sync",
         f"{pre}-spread-*.csv")
-    facts[f"spread.{n}.runs"] = len(ratios)
-    facts[f"spread.{n}.ratio_min"], facts[f"spread.{n}.ratio_max"] = (
-        min(ratios), max(ratios))
+    facts.of(f"{pre}-spread.csv").update({
+        f"spread.{n}.runs": len(ratios), f"spread.{n}.ratio_min":
+        min(ratios), f"spread.{n}.ratio_max": max(ratios)})
     rows_facts(f"{pre}-cold.csv", "cold", m.sizes["run"], facts)
 
 
@@ -156,19 +162,19 @@ def median_facts(pre, stem, settings, sizes, facts, name=None):
     processes of <pre>-<stem>-<setting>-<i>.csv, as
     <name>.<setting>.<n>.{ratio,ratio_min,ratio_max,sync_ms,piped_ms};
     <name>.runs: the most processes of a setting (name: stem's)."""
-    name, runs = name or stem, 0
+    name, runs, out = name or stem, 0, facts.of(f"{pre}-{stem}.csv")
     for setting in settings:
         desc = f"{pre}-{stem}-{setting}"
         paths = sorted(glob.glob(desc + "-*.csv"))
         for n in sizes:
             b = f"{name}.{setting}.{n}."
             spread(b + "ratio", repeated(paths, n, "piped_over_sync", desc),
-                   facts)
+                   out)
             for kind in ("sync", "piped"):
-                facts[f"{b}{kind}_ms"] = statistics.median(
+                out[f"{b}{kind}_ms"] = statistics.median(
                     repeated(paths, n, f"{kind}_ms_median", desc))
         runs = max(runs, len(paths))
-    facts[f"{name}.runs"] = runs
+    out[f"{name}.runs"] = runs
 
 
 def process_facts(pre, facts, m):
@@ -180,15 +186,15 @@ def process_facts(pre, facts, m):
     sizes = m.sizes["residency"]
     median_facts(pre, "residency", m.residency.dial, sizes, facts)
     for setting in m.residency.dial:
-        meta = read_csv(sorted(glob.glob(
-            f"{pre}-residency-{setting}-*.csv"))[0])[0]
-        facts[f"residency.{setting}.blocks_per_sm"] = litlib.number(
-            meta["basic_piped_blocks_per_sm"])
+        path = sorted(glob.glob(f"{pre}-residency-{setting}-*.csv"))[0]
+        facts.of(path)[f"residency.{setting}.blocks_per_sm"] = \
+            litlib.number(read_csv(path)[0]["basic_piped_blocks_per_sm"])
     for stem in (g.name for g in m.groups):
         median_facts(pre, stem, m.residency.groups, sizes, facts)
-        meta = read_csv(f"{pre}-{stem}-natural-1.csv")[0]
+        path = f"{pre}-{stem}-natural-1.csv"
+        meta = read_csv(path)[0]
         for key in ("blocks_per_sm", "registers"):
-            facts[f"{stem}.natural.{key}"] = litlib.number(
+            facts.of(path)[f"{stem}.natural.{key}"] = litlib.number(
                 meta[f"basic_piped_{key}"])
     depths = [str(d) for d in m.depths.exercise]
     median_facts(pre, "stages", depths, m.sizes["one"], facts)
@@ -227,7 +233,8 @@ def depth_code_facts(pre, facts, m):
     rows = {(b, k, int(s)): (int(n), sha, plain, int(hi))
             for b, k, s, n, sha, plain, hi in re.findall(
                 r"^(sm_90|jit) (\w+) (\d+) FFMA\+LDS (\d+) sha256 (\w+) "
-                r"plain (\w+) IMAD\.HI (\d+)$", read(path), re.M)}
+                r"plain (\w+) IMAD\.HI (\d+)$", read_text(path), re.M)}
+    out = facts.of(path)
     swept = [k.name for k in m.kernels if k.swept]
     depths = m.depths.exercise
     got = {(b, k): [rows.get((b, k, d)) for d in depths]
@@ -244,35 +251,35 @@ def depth_code_facts(pre, facts, m):
             for d, r in zip(depths, got[(b, k)]):
                 groups.setdefault(r[1], []).append(str(d))
                 letters.setdefault(r[1], chr(ord("A") + len(letters)))
-                facts[f"{c}s{d}.inner"] = letters[r[1]]
-            facts[c + "inner_groups"] = " ".join(map("=".join,
+                out[f"{c}s{d}.inner"] = letters[r[1]]
+            out[c + "inner_groups"] = " ".join(map("=".join,
                                                      groups.values()))
-            facts[c + "imad_hi"] = " ".join(str(r[3]) for r in got[(b, k)])
+            out[c + "imad_hi"] = " ".join(str(r[3]) for r in got[(b, k)])
             if k != swept[0]:
-                facts[c + "like_lesson"] = " ".join(
+                out[c + "like_lesson"] = " ".join(
                     str(d) for d, r, l in zip(depths, got[(b, k)],
                                               got[(b, swept[0])])
                     if r[1] == l[1]) or "none"
     lesson = swept[0]
-    facts["stages.code.like_native"] = " ".join(
+    out["stages.code.like_native"] = " ".join(
         str(d) for d, j, n in zip(depths, got[("jit", lesson)],
                                   got[("sm_90", lesson)])
         if j[1] == n[1]) or "none"
-    facts["stages.code.like_profile"] = " ".join(
+    out["stages.code.like_profile"] = " ".join(
         str(d) for d, j in zip(depths, got[("jit", lesson)])
         if j[2] == facts[f"ncu.basic.piped.code.s{d}.inner_sha"]) or "none"
 
 
-def resource_facts(meta, pair, facts):
+def resource_facts(meta, pair, out):
     """PAIR.{sync,piped}.{registers,blocks_per_sm,smem_bytes} from a run
     CSV's metadata row (its PAIR_KIND_* columns: ptxas's registers per
     thread, the occupancy API's blocks per SM, static plus dynamic shared
     memory in bytes)."""
     for kind in ("sync", "piped"):
         for key in ("registers", "blocks_per_sm"):
-            facts[f"{pair}.{kind}.{key}"] = litlib.number(
+            out[f"{pair}.{kind}.{key}"] = litlib.number(
                 meta[f"{pair}_{kind}_{key}"])
-        facts[f"{pair}.{kind}.smem_bytes"] = sum(
+        out[f"{pair}.{kind}.smem_bytes"] = sum(
             litlib.number(meta[f"{pair}_{kind}_{k}_smem_bytes"])
             for k in ("static", "dynamic"))
 
@@ -280,19 +287,20 @@ def resource_facts(meta, pair, facts):
 def blocked_facts(pre, facts, m):
     """The register-blocked pair: sizes, spread, 1 block/SM, libcu++, the
     exercise's deeper depths."""
-    meta = rows_facts(f"{pre}-blocked.csv", "blocked", m.sizes["blocked"],
-                      facts, "blocked")
-    facts["blocked.stages"] = litlib.number(meta["stages"])
-    resource_facts(meta, "blocked", facts)
+    meta, out = rows_facts(f"{pre}-blocked.csv", "blocked",
+                           m.sizes["blocked"], facts, "blocked")
+    out["blocked.stages"] = litlib.number(meta["stages"])
+    resource_facts(meta, "blocked", out)
     paths = sorted(glob.glob(f"{pre}-blocked-spread-*.csv"))
-    facts["blocked.spread.runs"] = len(paths) + 1
+    out["blocked.spread.runs"] = len(paths) + 1
     for n in m.sizes["residency"]:
         for col, name in (("piped_over_sync", "ratio"),
                           ("piped_pct_cublas", "pct")):
             got = [facts[f"blocked.{n}.{ROW_COLUMNS[col]}"]] + repeated(
                 paths, n, col, f"{pre}-blocked-spread", "blocked")
             b = f"blocked.spread.{n}.{name}"
-            facts[b + "_min"], facts[b + "_max"] = min(got), max(got)
+            facts.of(f"{pre}-blocked-spread.csv").update({
+                b + "_min": min(got), b + "_max": max(got)})
     large = m.sizes["large"]
     for stem, name, sizes in (
             ("b1", "b1", large), ("libcu", "libcu", m.sizes["libcu"]),
@@ -316,8 +324,9 @@ def wide_facts(pre, facts, m):
         return
     if not paths:
         raise EvidenceError(f"{pre}-wide-*.csv: no CSV")
-    resource_facts(read_csv(paths[0])[0], "wide", facts)
-    facts["wide.runs"] = len(paths)
+    out = facts.of(paths[0])
+    resource_facts(read_csv(paths[0])[0], "wide", out)
+    out["wide.runs"] = len(paths)
     for n in m.sizes["wide"]:
         for col, name in (("piped_gflops", "piped_gflops"),
                           ("sync_gflops", "sync_gflops"),
@@ -325,25 +334,22 @@ def wide_facts(pre, facts, m):
                           ("piped_over_sync", "ratio"),
                           ("piped_pct_cublas", "pct_cublas")):
             spread(f"wide.{n}.{name}",
-                   repeated(paths, n, col, f"{pre}-wide", "wide"), facts)
+                   repeated(paths, n, col, f"{pre}-wide", "wide"), out)
     path = f"{pre}-wide-ncu.txt"
     if not os.path.exists(path):
         return
-    smsps = facts["gpu.sm_count"] * 4
-    seen = []
-    for row in ncu_rows(path):
-        d = {k: v.replace(",", "") for k, v in row.items()}
+    smsps, seen, out = facts["gpu.sm_count"] * 4, [], facts.of(path)
+    for d in profiles(path):
         kernel = d["Kernel Name"].split("(")[0]
         kind = "piped" if kernel == "matmulWidePiped" else "cublas"
         b = f"ncu.wide.{kind}."
         got = {name: float(d[k]) for k, name in NCU_METRICS.items()}
-        facts.update({b + k: v for k, v in got.items()})
-        facts[b + "issue_pct"] = 100 * got["inst_issued"] / (
+        out.update({b + k: v for k, v in got.items()})
+        out[b + "issue_pct"] = 100 * got["inst_issued"] / (
             got["cycles"] * smsps)
-        facts.update({f"{b}stall.{s}": float(v) for s, v in
-                      stalls(d).items()})
+        out.update({f"{b}stall.{s}": float(v) for s, v in stalls(d).items()})
         if kind == "cublas":
-            facts[b + "kernel"] = kernel
+            out[b + "kernel"] = kernel
         seen.append(kind)
     if sorted(seen) != ["cublas", "piped"]:
         raise EvidenceError(f"{path}: want one profile of matmulWidePiped "
@@ -359,7 +365,8 @@ def exercise_facts(pre, facts, m):
                             f"{m.depths.exercise}")
     for row in rows:
         for col, name in EXERCISE_COLUMNS.items():
-            facts[f"exercise.stages{row['stages']}.{name}"] = row[col]
+            facts.of(path)[f"exercise.stages{row['stages']}.{name}"] = \
+                row[col]
     rows_facts(f"{pre}-solution.csv", "solution", m.sizes["residency"],
                facts)
 
@@ -367,20 +374,22 @@ def exercise_facts(pre, facts, m):
 def sass_facts(pre, facts, m):
     """LDGSTS per build and kernel in the binaries that ran."""
     rows = re.findall(r"^(sm_80|sm_90|jit-equivalent)\s+matmul(\w+?)\s+"
-                      r"LDGSTS\s+(\d+)", read(f"{pre}-sass.txt"), re.M)
+                      r"LDGSTS\s+(\d+)", read_text(f"{pre}-sass.txt"), re.M)
     if len(rows) != 12:
         raise EvidenceError(f"{pre}-sass.txt: expected 12 LDGSTS counts, "
                             f"found {len(rows)}")
     for build, kernel, count in rows:
-        facts[f"gpu.sass.{build.replace('-', '_')}.{SASS_NAMES[kernel]}"
-              ".ldgsts"] = int(count)
+        facts.of(f"{pre}-sass.txt")[f"gpu.sass.{build.replace('-', '_')}."
+                                    f"{SASS_NAMES[kernel]}.ldgsts"] = \
+            int(count)
 
 
 def sanitizer_facts(pre, facts, m):
     """Errors per compute-sanitizer tool over every kernel at N = 256;
     the synccheck experiment's reports per kernel file, and identity in
     plain runs."""
-    kernels, text = manifest.synccheck(m), read(f"{pre}-sanitizer.txt")
+    kernels, text = manifest.synccheck(m), read_text(f"{pre}-sanitizer.txt")
+    out = facts.of(f"{pre}-sanitizer.txt")
     for block in re.split(r"^---- compute-sanitizer --tool ", text,
                           flags=re.M)[1:]:
         m = (re.search(r"RACECHECK SUMMARY: .*\((\d+) error", block) or
@@ -388,16 +397,17 @@ def sanitizer_facts(pre, facts, m):
         if not m:
             raise EvidenceError(f"{pre}-sanitizer.txt: no summary for "
                                 f"{block.split()[0]}")
-        facts[f"sanitizer.{block.split()[0]}.errors"] = int(m.group(1))
+        out[f"sanitizer.{block.split()[0]}.errors"] = int(m.group(1))
     missing = [t for t in ("memcheck", "racecheck", "synccheck", "initcheck")
                if f"sanitizer.{t}.errors" not in facts]
     if missing:
         raise EvidenceError(f"{pre}-sanitizer.txt: no run of {missing}")
-    text = read(f"{pre}-synccheck.txt")
+    text, out = (read_text(f"{pre}-synccheck.txt"),
+                 facts.of(f"{pre}-synccheck.txt"))
     m = re.search(r"N = \d+: \d+ blocks of \d+ threads, (\d+) threads", text)
     if not m:
         raise EvidenceError(f"{pre}-synccheck.txt: no thread count")
-    facts["synccheck.threads"] = int(m.group(1))
+    out["synccheck.threads"] = int(m.group(1))
     blocks = re.split(r"^---- (\S+)$", text, flags=re.M)[1:]
     found = dict(zip(blocks[0::2], blocks[1::2]))
     for kernel, name, _ in kernels:
@@ -408,86 +418,97 @@ def sanitizer_facts(pre, facts, m):
         plain = re.search(r"^plain run exit: (\d+)$", body, re.M)
         if not reports or not plain:
             raise EvidenceError(f"{pre}-synccheck.txt: {kernel} incomplete")
-        facts[f"synccheck.{name}.reports"] = int(reports.group(1))
-        facts[f"synccheck.{name}.identical"] = (
+        out[f"synccheck.{name}.reports"] = int(reports.group(1))
+        out[f"synccheck.{name}.identical"] = (
             plain.group(1) == "0" and "byte-identical" in body and
             "differs" not in body)
 
 
-def ncu_facts(pre, facts, m):
-    """Nsight Compute's raw metrics per kernel and what follows from them,
-    and the lesson's pair's executed warp instructions per SASS opcode at
-    its N, with the difference between the kernels per warp-slice: (N/64)^2
-    blocks of 8 warps, each over N/16 K-slices (the lesson's tile). The
+def ncu_pairs(m):
+    """(pair_of(row): the fact prefix PAIR.KERNEL of an ncu row's kernel,
+    None for another; the prefixes every profile must give). The
     manifest's ncu kernels (the thread-scope loop) add their piped kernel,
-    told apart by the process that ran it: ncu.NAME.piped.* and
-    ncu.NAME.extra_per_warp_slice, against the lesson's sync kernel."""
-    n, = m.sizes["ncu"]
-    warp_slices = (n // 64) ** 2 * 8 * (n // 16)
-    path = f"{pre}-ncu.csv"
-    schedulers = facts["gpu.sm_count"] * 4
-    # the manifest's ncu kernels: their piped kernel, told by its process
+    told apart by the process that ran it: NAME.piped."""
     extra = {k.root.rsplit("/", 1)[-1]: k.ncu for k in m.kernels if k.ncu}
-    wanted = [*KERNELS.values(), *(f"{p}.piped" for p in extra.values())]
 
     def pair_of(d):
         kernel = d["Kernel Name"].split("(")[0]
         if kernel == "matmulTilePiped" and d["Process Name"] in extra:
             return f"{extra[d['Process Name']]}.piped"
         return KERNELS.get(kernel)
-    for row in ncu_rows(path):
-        d = {k: v.replace(",", "") for k, v in row.items()}
+    return pair_of, [*KERNELS.values(),
+                     *(f"{p}.piped" for p in extra.values())]
+
+
+def ncu_facts(pre, facts, m):
+    """Nsight Compute's raw metrics per kernel (ncu_pairs) and what
+    follows from them: warp cycles (CPI times issued instructions), the
+    cycles they predict over the warps per scheduler, wavefronts per FFMA,
+    the stall reasons (STALL_REASONS, warp cycles per issued instruction)
+    and the three largest. Then opcode_facts."""
+    path, (pair_of, wanted) = f"{pre}-ncu.csv", ncu_pairs(m)
+    schedulers, out = facts["gpu.sm_count"] * 4, facts.of(path)
+    for d in profiles(path):
         pair = pair_of(d)
         if pair is None:
             continue
         b = f"ncu.{pair}."
         got = {name: float(d[m]) for m, name in NCU_METRICS.items()}
-        facts.update({b + k: v for k, v in got.items()})
-        facts[b + "warp_cycles"] = got["cpi"] * got["inst_issued"]
-        facts[b + "cycles_predicted"] = facts[b + "warp_cycles"] / (
+        out.update({b + k: v for k, v in got.items()})
+        out[b + "warp_cycles"] = got["cpi"] * got["inst_issued"]
+        out[b + "cycles_predicted"] = facts[b + "warp_cycles"] / (
             got["warps_per_scheduler"] * schedulers)
-        facts[b + "wavefronts_per_ffma"] = got["wavefronts"] / got["ffma"]
+        out[b + "wavefronts_per_ffma"] = got["wavefronts"] / got["ffma"]
         stall = stalls(d)
         if not b.startswith("ncu.blocked."):
-            facts.update({f"{b}stall_cpi.{s}": float(v) for s, v in
-                          stall.items() if s in STALL_REASONS})
+            out.update({f"{b}stall_cpi.{s}": float(v) for s, v in
+                        stall.items() if s in STALL_REASONS})
         top = sorted(((float(v), s) for s, v in stall.items()
                       if s != "selected"), reverse=True)[:3]
         for i, (v, s) in enumerate(top, 1):
-            facts[f"{b}top{i}_stall"] = s.replace("_", " ")
-            facts[f"{b}top{i}_cpi"] = v
+            out[f"{b}top{i}_stall"] = s.replace("_", " ")
+            out[f"{b}top{i}_cpi"] = v
     missing = [k for k in wanted if f"ncu.{k}.cpi" not in facts]
     if missing:
         raise EvidenceError(f"{path}: no profile of {missing}")
-    path = f"{pre}-ncu-opcodes.txt"
-    header, rows = ncu_table(path)
-    col = header.index("sass__inst_executed_per_opcode")
-    counts = {}
-    for r in rows:
-        d = dict(zip(header, r)) if len(r) == len(header) else {}
-        if d.get("Kernel Name", "").startswith("matmulTile"):
+    opcode_facts(pre, facts, m)
+
+
+def opcode_facts(pre, facts, m):
+    """The lesson's pair's executed warp instructions per SASS opcode at
+    its N (and the ncu kernels' piped kernels'), with the difference
+    between the kernels per warp-slice: (N/64)^2 blocks of 8 warps, each
+    over N/16 K-slices (the lesson's tile), against the lesson's sync
+    kernel: ncu.NAME.extra_per_warp_slice."""
+    n, = m.sizes["ncu"]
+    warp_slices = (n // 64) ** 2 * 8 * (n // 16)
+    path, (pair_of, wanted) = f"{pre}-ncu-opcodes.txt", ncu_pairs(m)
+    counts, out = {}, facts.of(path)
+    for d in ncu_records(read_text(path)):
+        if d["Kernel Name"].startswith("matmulTile"):
             counts[pair_of(d)] = {
-                m.group(1): int(m.group(2).replace(",", ""))
-                for m in re.finditer(r"([A-Z0-9]+): ([\d,]+)", r[col])}
+                m.group(1): int(m.group(2).replace(",", "")) for m in
+                re.finditer(r"([A-Z0-9]+): ([\d,]+)",
+                            d["sass__inst_executed_per_opcode"])}
     if set(counts) != set(wanted) - {"blocked.sync", "blocked.piped"}:
         raise EvidenceError(f"{path}: want the lesson's kernels and the "
-                            f"piped kernels of {sorted(extra)}")
+                            "piped kernels of the manifest's ncu kernels")
     for pair, ops in counts.items():
         b = f"ncu.{pair}.op."
         for op in OPCODES:
-            facts[b + op.lower()] = ops.get(op, 0)
-        facts[b + "total"] = sum(ops.values())
+            out[b + op.lower()] = ops.get(op, 0)
+        out[b + "total"] = sum(ops.values())
     sync = counts["basic.sync"]
-    facts["ncu.basic.warp_slices"] = warp_slices
+    out["ncu.basic.warp_slices"] = warp_slices
     for pair, piped in counts.items():
         if pair == "basic.sync":
             continue
         b = f"ncu.{pair.split('.')[0]}."
-        facts[b + "extra_per_warp_slice"] = (
+        out[b + "extra_per_warp_slice"] = (
             sum(piped.values()) - sum(sync.values())) / warp_slices
-        facts[f"ncu.{pair}.syncs_per_warp_slice"] = (
+        out[f"ncu.{pair}.syncs_per_warp_slice"] = (
             piped.get("SYNCS", 0) / warp_slices)
-        facts[b + "extra_other_per_warp_slice"] = (
+        out[b + "extra_other_per_warp_slice"] = (
             sum(v for k, v in piped.items() if k not in OPCODES) -
             sum(v for k, v in sync.items() if k not in OPCODES)) / warp_slices
 
@@ -503,9 +524,8 @@ def source_facts(pre, facts, m):
     at reads of the global timer (CS2R ... SR_GLOBALTIMER*), one before
     each wait's first test (its back-off's start). No table: EvidenceError.
     """
-    header, rows = ncu_table(f"{pre}-ncu-source.txt", "Address")
-    table = [dict(zip(header, r)) for r in rows[rows.index(header) + 1:]
-             if len(r) == len(header)]
+    path = f"{pre}-ncu-source.txt"
+    table = ncu_records(read_text(path), "Address")
 
     def num(row, col):
         return float(row[col].replace(",", "") or 0)
@@ -515,136 +535,144 @@ def source_facts(pre, facts, m):
              if "SYNCS.PHASECHK" in r["Source"] or i and "SYNCS.PHASECHK"
              in table[i - 1]["Source"] and "BRA" in r["Source"]]
     if not total or not waits:
-        raise EvidenceError(f"{pre}-ncu-source.txt: no samples or no waits")
+        raise EvidenceError(f"{path}: no samples or no waits")
     b = "ncu.basic.piped.src."
-    facts[b + "samples"] = total
-    facts[b + "wait_share"] = 100 * sum(num(r, every) for r in waits) / total
-    facts[b + "wait_long_sb_share"] = 100 * sum(
-        num(r, "stall_long_sb") for r in waits) / total
-    facts[b + "timer_share"] = 100 * sum(
-        num(r, every) for r in table
-        if "SR_GLOBALTIMER" in r["Source"]) / total
+    facts.of(path).update({
+        b + "samples": total,
+        b + "wait_share": 100 * sum(num(r, every) for r in waits) / total,
+        b + "wait_long_sb_share": 100 * sum(
+            num(r, "stall_long_sb") for r in waits) / total,
+        b + "timer_share": 100 * sum(num(r, every) for r in table if
+                                     "SR_GLOBALTIMER" in r["Source"]) / total})
+
+
+# The two waits of cuda::pipeline, by the CUDA line they start at
+WAITS = {"acquire": "wait_parity(__consumed_phase_parity)",
+         "consumer": "wait_parity(__produced_phase_parity)"}
+# A CUDA-view row's counts: runs, samples, samples per CODE_STALLS state
+COUNTS = ("Instructions Executed", "Warp Stall Sampling (All Samples)",
+          *("stall_" + x for x in CODE_STALLS))
+
+
+def code_page(path):
+    """(sass, starts) of an ncu source page's CUDA view (path, one depth;
+    under each CUDA line, the SASS it compiled to): sass {address: (text,
+    *COUNTS, in the inner product: an FFMA or LDS of a line of the .nw)},
+    each address once; starts [(address, wait)] of the SASS under each
+    line of a wait of WAITS."""
+    sass, starts, owner = {}, [], None
+    for r in ncu_records(read_text(path), "Line No"):
+        if r["Line No"]:        # a CUDA line: is it one of the two waits?
+            owner = next((k for k, v in WAITS.items() if v in r["Source"]),
+                         None)
+        elif r["Address"] != "...":
+            address = int(r["Address"], 16)
+            if owner:
+                starts.append((address, owner))
+            sass.setdefault(address, (r["Source'"], *(
+                0 if r[c] == "-" else int(r[c].replace(",", ""))
+                for c in COUNTS), r.get("File Path", "").endswith(".nw") and
+                r["Source'"].split()[0].startswith(("FFMA", "LDS"))))
+    return sass, starts
+
+
+def wait_tests(path, sass, starts):
+    """{wait: [(runs, samples)] of its phase tests}: each SYNCS.PHASECHK
+    belongs to the wait whose own instructions precede it most closely,
+    and its operand's offset must agree (+0x8: producer_acquire);
+    EvidenceError when a wait has no test or an offset disagrees."""
+    waits = {k: [] for k in WAITS}
+    for address, (text, runs, seen, *_) in sorted(sass.items()):
+        before = [a for a in starts if a[0] <= address]
+        if "SYNCS.PHASECHK" not in text or not before:
+            continue
+        k = max(before)[1]
+        if ("+0x8]" in text) != (k == "acquire"):
+            raise EvidenceError(f"{path}: the phase test {text.strip()}"
+                                f" follows {WAITS[k]}, but its barrier "
+                                "offset says the other wait")
+        waits[k].append((runs, seen))
+    for k, tests in waits.items():
+        if not tests or not tests[0][0]:
+            raise EvidenceError(f"{path}: no phase test of {WAITS[k]}")
+    return waits
 
 
 def wait_facts(pre, facts, m):
     """Which of cuda::pipeline's two waits tests its barrier more than once,
     at each depth S of the exercise: the source page's CUDA view
-    ($pre-ncu-lines-S.txt) lists, under each header line, the SASS it
+    ($pre-ncu-lines-S.txt, code_page) lists, under each line, the SASS it
     compiled to. producer_acquire waits with wait_parity on the stage's
     __consumed barrier, consumer_wait on its __produced one (cuda/pipeline
     of the CUDA toolkit: struct __pipeline_stage, 8-byte barriers, so
-    __consumed sits 8 bytes into a stage). Each SYNCS.PHASECHK (a phase
-    test) belongs to the wait whose own instructions precede it most
-    closely, and its operand's offset must agree (+0x8: producer_acquire).
-    Facts per depth, per wait: ncu.basic.piped.waits.sS.{acquire,consumer}
-    .tests, tests per warp and K-slice (all its tests' executions over its
-    first test's: the counting pass, which instruments the kernel), and
-    .retry_share, percent of the page's warp samples (each instruction
-    once) on its tests after the first (the sampling pass); over the
-    depths, ncu.basic.piped.waits.acquire.{fewest,most} and
-    .consumer.most of the tests, and .consumer.repeats, the executions of
-    consumer_wait's tests after the first (an integer). The same page gives
-    each depth's machine code, whole-kernel: ncu.basic.piped.code.sS
-    .samples, the page's warp samples, and .sS.NAME, those in each warp
-    state of CODE_STALLS; .sS.per_warp_slice, its warp instructions
-    executed per warp and K-slice; .inner_groups, the depths whose inner
-    products (the FFMA and LDS instructions of the .nw's lines, in address
-    order) are the same, register for register ("2=4 3": 2 and 4 alike, 3
-    another); .sS.inner_sha, its digest(). EvidenceError
-    when a wait has no test, a test's offset disagrees, or a page has no
-    samples or no inner product."""
-    marks = {"acquire": "wait_parity(__consumed_phase_parity)",
-             "consumer": "wait_parity(__produced_phase_parity)"}
+    __consumed sits 8 bytes into a stage); wait_tests. Facts per depth,
+    per wait: ncu.basic.piped.waits.sS.{acquire,consumer}.tests, tests per
+    warp and K-slice (all its tests' executions over its first test's: the
+    counting pass, which instruments the kernel), and .retry_share,
+    percent of the page's warp samples (each instruction once) on its
+    tests after the first (the sampling pass); over the depths,
+    ncu.basic.piped.waits.acquire.{fewest,most} and .consumer.most of the
+    tests, and .consumer.repeats, the executions of consumer_wait's tests
+    after the first (an integer). The same page gives each depth's machine
+    code, whole-kernel: ncu.basic.piped.code.sS.samples, the page's warp
+    samples, and .sS.NAME, those in each warp state of CODE_STALLS;
+    .sS.per_warp_slice, its warp instructions executed per warp and
+    K-slice; .inner_groups, the depths whose inner products (the FFMA and
+    LDS instructions of the .nw's lines, in address order) are the same,
+    register for register ("2=4 3": 2 and 4 alike, 3 another);
+    .sS.inner_sha, its digest(). EvidenceError when a page has no samples
+    or no inner product, or as wait_tests says."""
     b, c = "ncu.basic.piped.waits.", "ncu.basic.piped.code."
-    repeats, inner = 0, {}
+    repeats, groups = 0, {}
     for s in m.depths.exercise:
         path = f"{pre}-ncu-lines-{s}.txt"
-        starts, sass, owner, cols, lesson = [], {}, None, None, False
-        for r in csv.reader(l for l in read(path).splitlines()
-                            if l.startswith('"')):
-            if r[0] == "File Path":
-                lesson = r[1].endswith(".nw")
-            elif r[0] == "Line No":   # each file's table repeats the header
-                cols = (r.index("Instructions Executed"),
-                        r.index("Warp Stall Sampling (All Samples)"),
-                        *(r.index("stall_" + x) for x in CODE_STALLS))
-                continue
-            if cols is None or len(r) <= max(cols):
-                continue
-            if r[0]:        # a source line: is it one of the two waits?
-                owner = next((k for k, v in marks.items() if v in r[1]),
-                             None)
-            elif r[2] != "...":   # a SASS row: text, runs, samples
-                address = int(r[2], 16)
-                if owner:
-                    starts.append((address, owner))
-                inner_product = lesson and r[3].split()[0].startswith(
-                    ("FFMA", "LDS"))
-                sass.setdefault(address, (r[3], *(
-                    0 if r[i] == "-" else int(r[i].replace(",", ""))
-                    for i in cols), inner_product))
+        (sass, starts), out = code_page(path), facts.of(path)
         for i, name in enumerate(("samples",) + CODE_STALLS):
-            facts[f"{c}s{s}.{name}"] = sum(x[2 + i] for x in sass.values())
-        inner[s] = [x[0].strip() for _, x in sorted(sass.items()) if x[-1]]
-        facts[f"{c}s{s}.inner_sha"] = digest(inner[s])
+            out[f"{c}s{s}.{name}"] = sum(x[2 + i] for x in sass.values())
+        inner = [x[0].strip() for _, x in sorted(sass.items()) if x[-1]]
+        out[f"{c}s{s}.inner_sha"] = digest(inner)
+        groups.setdefault(tuple(inner), []).append(str(s))
         samples = facts[f"{c}s{s}.samples"]
-        if not samples or not inner[s]:
+        if not samples or not inner:
             raise EvidenceError(f"{path}: no warp samples or no inner "
                                 "product (FFMA, LDS in the .nw's lines)")
-        waits = {k: [] for k in marks}
-        for address, (text, runs, seen, *_) in sorted(sass.items()):
-            before = [a for a in starts if a[0] <= address]
-            if "SYNCS.PHASECHK" not in text or not before:
-                continue
-            k = max(before)[1]
-            if ("+0x8]" in text) != (k == "acquire"):
-                raise EvidenceError(f"{path}: the phase test {text.strip()}"
-                                    f" follows {marks[k]}, but its barrier "
-                                    "offset says the other wait")
-            waits[k].append((runs, seen))
+        waits = wait_tests(path, sass, starts)
         for k, tests in waits.items():
-            if not tests or not tests[0][0]:
-                raise EvidenceError(f"{path}: no phase test of {marks[k]}")
-            facts[f"{b}s{s}.{k}.tests"] = (
-                sum(t[0] for t in tests) / tests[0][0])
-            if k == "consumer":
-                repeats += sum(t[0] for t in tests[1:])
-                facts[f"{c}s{s}.per_warp_slice"] = sum(
-                    x[1] for x in sass.values()) / tests[0][0]
-            facts[f"{b}s{s}.{k}.retry_share"] = 100 * sum(
+            out[f"{b}s{s}.{k}.tests"] = sum(t[0] for t in tests) / tests[0][0]
+            out[f"{b}s{s}.{k}.retry_share"] = 100 * sum(
                 t[1] for t in tests[1:]) / samples
+        consumer = waits["consumer"]
+        repeats += sum(t[0] for t in consumer[1:])
+        out[f"{c}s{s}.per_warp_slice"] = sum(
+            x[1] for x in sass.values()) / consumer[0][0]
 
     def tests(k):
         return [facts[f"{b}s{s}.{k}.tests"] for s in m.depths.exercise]
-    facts[b + "acquire.fewest"] = min(tests("acquire"))
-    facts[b + "acquire.most"] = max(tests("acquire"))
-    facts[b + "consumer.most"] = max(tests("consumer"))
-    facts[b + "consumer.repeats"] = repeats
-    groups = {}
-    for s, code in inner.items():
-        groups.setdefault(tuple(code), []).append(str(s))
-    facts[c + "inner_groups"] = " ".join("=".join(g) for g in groups.values())
-    mark(facts, f"{pre}-ncu-lines-*.txt", c + "inner_groups",
-         *(b + k for k in ("acquire.fewest", "acquire.most",
-                           "consumer.most", "consumer.repeats")))
+    facts.of(f"{pre}-ncu-lines-*.txt").update({
+        b + "acquire.fewest": min(tests("acquire")),
+        b + "acquire.most": max(tests("acquire")),
+        b + "consumer.most": max(tests("consumer")),
+        b + "consumer.repeats": repeats,
+        c + "inner_groups": " ".join("=".join(g) for g in groups.values())})
 
 
 def pitfall_facts(pre, facts, m):
     """How many pitfall checks passed, and what caught the barrier variant
     (in this run, and whether a launch failed in the first run)."""
-    text = read(f"{pre}-pitfalls.txt")
+    text, out = (read_text(f"{pre}-pitfalls.txt"),
+                 facts.of(f"{pre}-pitfalls.txt"))
     m = re.search(r"^(\d+) passed, (\d+) failed", text, re.M)
     if not m:
         raise EvidenceError(f"{pre}-pitfalls.txt: no summary line")
-    facts["pitfalls.passed"], facts["pitfalls.failed"] = map(int, m.groups())
-    facts["pitfalls.barrier.memcmp_caught"] = (
+    out["pitfalls.passed"], out["pitfalls.failed"] = map(int, m.groups())
+    out["pitfalls.barrier.memcmp_caught"] = (
         "barrier-for-wait caught (memcmp named a difference" in text)
     m = re.search(r"racecheck exit (\S+)\)", text)
-    facts["pitfalls.barrier.racecheck_caught"] = bool(m and m.group(1) == "99")
+    out["pitfalls.barrier.racecheck_caught"] = bool(m and m.group(1) == "99")
     first = f"{pre}-pitfalls-first-run.txt"
     if os.path.exists(first):
-        t = read(first)
-        facts["pitfalls.barrier.first_run_launch_failure"] = (
+        t = read_text(first)
+        facts.of(first)["pitfalls.barrier.first_run_launch_failure"] = (
             "barrier-for-wait" in t and "unspecified launch failure" in t)
 
 
@@ -652,10 +680,10 @@ def facts_for(pre, m=None):
     """(meta, facts) of the transcripts with prefix pre (.../gpu-<gpu>),
     read as manifest m (default: tools/manifest.toml) lays them out."""
     m = m or manifest.load()
-    stamp = litlib.read_stamp(read(f"{pre}-run-sm_80.txt"))
+    stamp = litlib.read_stamp(read_text(f"{pre}-run-sm_80.txt"))
     toolkit = litlib.nvcc_version(stamp.get("toolkit", ""))[1]
     facts = Sourced()
-    facts.update({"gpu.name": stamp["gpu"],
+    facts.of(f"{pre}-run-sm_80.txt").update({"gpu.name": stamp["gpu"],
                   "gpu.compute_capability": stamp["compute_capability"],
                   "gpu.driver": stamp["driver"], "gpu.toolkit": toolkit,
                   "gpu.date": stamp["date_utc"][:10],
@@ -666,9 +694,10 @@ def facts_for(pre, m=None):
                    pitfall_facts):
         reader(pre, facts, m)
     wall = re.search(r"make run wall time: (\d+) ms",
-                     read(f"{pre}-run-default.txt"))
+                     read_text(f"{pre}-run-default.txt"))
     if wall:
-        facts["run.default.wall_s"] = int(wall.group(1)) / 1000
+        facts.of(f"{pre}-run-default.txt")["run.default.wall_s"] = int(
+            wall.group(1)) / 1000
     meta = {"kind": "gpu", "source_sha256": stamp["source_sha256"],
             "gpu": stamp["gpu"], "toolkit": stamp["toolkit"],
             "date": stamp["date_utc"],

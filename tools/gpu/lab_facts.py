@@ -27,7 +27,8 @@ measured, no verdicts (tools/facts/derive.py judges them), no sentences:
   which the CPU model first fails the loop's fixture, as
   tests/test_exercise.py's LOOPS (which that test asserts) gives it.
 EvidenceError for a missing or malformed file. gpu_facts.py shares its
-EvidenceError, ncu_table, ncu_rows and spread.
+EvidenceError, Sourced, spread and the one reader of ncu's CSV,
+ncu_records.
 """
 
 import ast
@@ -39,6 +40,7 @@ import statistics
 
 from tools import manifest
 from litkit import litlib
+from litkit.litlib import read_stamped_csv as read_csv, read_text
 
 KIT_CSV = "A_times_p[0-9].csv"          # one process each (not p4_8192)
 LDS_NCU = "kit/B_ncu_w*.txt"
@@ -57,25 +59,10 @@ class EvidenceError(Exception):
     """A transcript or lab file is missing or not in the expected form."""
 
 
-LAST_READ = [None]      # the evidence file read last, for Sourced
-
-
-def read(path):
-    """litlib.read_text(path), remembered as the file read last."""
-    LAST_READ[0] = path
-    return litlib.read_text(path)
-
-
-def read_csv(path):
-    """litlib.read_stamped_csv(path), remembered as the file read last."""
-    LAST_READ[0] = path
-    return litlib.read_stamped_csv(path)
-
-
 def transcript(path):
     """The step transcript a file of evidence-gpu.sh belongs to: X.txt
     for X.csv, X-R.csv or X-natural-R-P.csv (the first X.txt that
-    exists, shortest suffix stripped first); else path itself."""
+    exists, shortest suffix stripped first); else path itself (a glob)."""
     stem = os.path.splitext(path)[0]
     while True:
         if os.path.exists(stem + ".txt"):
@@ -86,34 +73,19 @@ def transcript(path):
         stem = shorter
 
 
-def mark(facts, path, *names):
-    """Give names the origin path in facts, when it is a Sourced: for a
-    fact read from several transcripts (path a glob of them)."""
-    if isinstance(facts, Sourced):
-        facts.origin.update(dict.fromkeys(names, path))
-
-
-def mark_prefix(facts, path, prefix):
-    """mark() every name in facts that starts with prefix."""
-    mark(facts, path, *(n for n in facts if n.startswith(prefix)))
-
-
 class Sourced(dict):
-    """Facts {name: value} that remember where each one was read:
-    origin[name] is transcript() of the file read last (read, read_csv,
-    ncu_table, ncu_rows) before name was set, or None."""
+    """Facts {name: value} and where each was read: origin[name] is the
+    transcript() of the file (or the glob of files) named by the writer
+    that set it, of(path); None: read from no file."""
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, *values):
+        super().__init__(*values)
         self.origin = {}
 
-    def __setitem__(self, name, value):
-        super().__setitem__(name, value)
-        self.origin[name] = LAST_READ[0] and transcript(LAST_READ[0])
-
-    def update(self, other):
-        for name, value in other.items():
-            self[name] = value
+    def of(self, path):
+        """A writer (w[name] = value, w.update(pairs)) of facts read from
+        path, a file or a glob of the files a fact is a median over."""
+        return Writer(self, path and transcript(path))
 
     def sources(self, ev_dir):
         """{name: "evidence/FILE"} for the names read from a file, ev_dir
@@ -125,11 +97,46 @@ class Sourced(dict):
         return {n: p for n, p in out.items() if not p.startswith("..")}
 
 
-def spread(prefix, values, facts, names=("", "_min", "_max")):
-    """prefix<names>: the median, min and max of values (a non-empty
-    list of numbers)."""
+class Writer:
+    """Sets facts of a Sourced, each with the one origin given."""
+
+    def __init__(self, facts, origin):
+        self.facts, self.origin = facts, origin
+
+    def __setitem__(self, name, value):
+        self.facts[name] = value
+        self.facts.origin[name] = self.origin
+
+    def update(self, pairs):
+        for name, value in dict(pairs).items():
+            self[name] = value
+
+
+def spread(prefix, values, out, names=("", "_min", "_max")):
+    """out[prefix<names>] = the median, min and max of values (a
+    non-empty list of numbers)."""
     for name, fn in zip(names, (statistics.median, min, max)):
-        facts[prefix + name] = fn(values)
+        out[prefix + name] = fn(values)
+
+
+def ncu_records(text, first="ID"):
+    """[{column: cell}] of an ncu transcript's quoted CSV lines: each row
+    under a header row (first cell `first`: "ID" a raw page, whose units
+    row is left out; "Address" the source page; "Line No" its CUDA view)
+    with at least its cells (a source line with commas has more: its
+    first cells count). A column named again gets a ' (the CUDA view's
+    second Source: the SASS). A row of a name and a value before a table
+    ("File Path", "Kernel Name") is a column of each row under it.
+    Nsight Compute's CSV: ncu --csv (--page raw | --page source)."""
+    header, context, out = None, {}, []
+    for r in csv.reader(l for l in text.splitlines() if l.startswith('"')):
+        if r[0] == first:
+            header = [c + "'" * r[:i].count(c) for i, c in enumerate(r)]
+        elif len(r) < 4:
+            context[r[0]] = r[1]
+        elif header and len(r) >= len(header) and (r[0] or first != "ID"):
+            out.append({**context, **dict(zip(header, r))})
+    return out
 
 
 def cublas_facts(d, m, facts):
@@ -139,6 +146,7 @@ def cublas_facts(d, m, facts):
         if not paths:
             raise EvidenceError(f"{d}/{run}: no {KIT_CSV}")
         rows = [r for p in paths for r in read_csv(p)[1]]
+        out = facts.of(os.path.join(d, run, KIT_CSV))
         for mode in m.lab.cublas_modes:
             for n in m.lab.kit_sizes:
                 got = [r for r in rows if r["n"] == n
@@ -147,11 +155,10 @@ def cublas_facts(d, m, facts):
                     raise EvidenceError(f"{d}/{run}: want cublas_{mode} at "
                                         f"N = {n} once in each of {paths}")
                 b = f"lab.cublas.{run}.{mode}.{n}."
-                spread(b + "ms", [r["median_ms"] for r in got], facts)
-                facts[b + "gflops"] = statistics.median(
+                spread(b + "ms", [r["median_ms"] for r in got], out)
+                out[b + "gflops"] = statistics.median(
                     r["gflops"] for r in got)
-        facts[f"lab.cublas.{run}.processes"] = len(paths)
-        mark_prefix(facts, os.path.join(d, run, KIT_CSV), f"lab.cublas.{run}.")
+        out[f"lab.cublas.{run}.processes"] = len(paths)
 
 
 def candidate_ms(d, run, name, n):
@@ -162,26 +169,6 @@ def candidate_ms(d, run, name, n):
     if not got:
         raise EvidenceError(f"{d}/{run}: no {name} at N = {n}")
     return got
-
-
-def ncu_table(path, first="ID"):
-    """(header, rows) of the quoted CSV lines of an ncu transcript, header
-    the row whose first cell is first ("ID": the raw page; "Address": the
-    source page); EvidenceError when there is none."""
-    rows = list(csv.reader(l for l in read(path).splitlines()
-                           if l.startswith('"')))
-    header = next((r for r in rows if r[0] == first), None)
-    if header is None:
-        raise EvidenceError(f"{path}: no {first} table")
-    return header, rows
-
-
-def ncu_rows(path):
-    """[{column: text}] of an ncu raw CSV transcript: the rows of its raw
-    pages, not their header and units rows."""
-    header, rows = ncu_table(path)
-    return [dict(zip(header, r))
-            for r in rows if len(r) == len(header) and r[0] not in ("ID", "")]
 
 
 def per_load(row, metric):
@@ -222,24 +209,26 @@ def lane_units(source):
 def lds_facts(d, m, facts):
     """Wavefronts and conflicts per load of each pattern and width, and
     the most distinct units of any 4 consecutive lanes."""
-    source = read(os.path.join(d, "src", "lds_bench.cu"))
+    source = read_text(os.path.join(d, "src", "lds_bench.cu"))
     names = re.search(r"kNames\[kPatterns\] = \{(.*?)\};", source, re.S)
     if not names or re.findall(r'"(\w+)"', names.group(1)) != \
             m.lab.lds_patterns:
         raise EvidenceError("lds_bench.cu: its patterns are not the "
                             "manifest's lab.lds_patterns")
-    units = lane_units(source)
+    units, out = lane_units(source), facts.of(os.path.join(d, "src",
+                                                       "lds_bench.cu"))
     for p, name in enumerate(m.lab.lds_patterns):
-        facts[f"lab.lds.{manifest.key(name)}.lanes4"] = max(
+        out[f"lab.lds.{manifest.key(name)}.lanes4"] = max(
             len(set(units[p][i:i + 4])) for i in range(0, 32, 4))
-    paths = sorted(glob.glob(os.path.join(d, LDS_NCU)))
-    for row in (r for p in paths for r in ncu_rows(p)):
-        k = re.match(r"void ldsKernel<(\d+), (\d+)>", row["Kernel Name"])
-        if k:
-            name = m.lab.lds_patterns[int(k.group(2))]
-            b = f"lab.lds.{k.group(1)}.{manifest.key(name)}."
-            facts[b + "wf"] = per_load(row, WAVEFRONTS)
-            facts[b + "conflicts"] = per_load(row, CONFLICTS)
+    for path in sorted(glob.glob(os.path.join(d, LDS_NCU))):
+        for row in ncu_records(read_text(path)):
+            k = re.match(r"void ldsKernel<(\d+), (\d+)>", row["Kernel Name"])
+            if k:
+                name = m.lab.lds_patterns[int(k.group(2))]
+                b = f"lab.lds.{k.group(1)}.{manifest.key(name)}."
+                facts.of(path).update({b + "wf": per_load(row, WAVEFRONTS),
+                                       b + "conflicts": per_load(row,
+                                                                 CONFLICTS)})
     missing = [(w, p) for w in m.lab.lds_widths for p in m.lab.lds_patterns
                if f"lab.lds.{w}.{manifest.key(p)}.wf" not in facts]
     if missing:
@@ -249,10 +238,11 @@ def lds_facts(d, m, facts):
 def map_facts(d, m, facts):
     """Wavefronts per shared load of each lane map's profiled kernel
     (the MAP is Cfg's last argument), and the map candidates' times."""
-    for row in ncu_rows(os.path.join(d, MAP_NCU)):
+    path = os.path.join(d, MAP_NCU)
+    for row in ncu_records(read_text(path)):
         k = re.search(r"Cfg<[^>]*, (\d+)>", row["Kernel Name"])
         if k and k.group(1) in m.lab.map:
-            facts[f"lab.map.{k.group(1)}.wf_per_lds"] = per_load(
+            facts.of(path)[f"lab.map.{k.group(1)}.wf_per_lds"] = per_load(
                 row, WAVEFRONTS)
     for key, name in m.lab.map.items():
         if f"lab.map.{key}.wf_per_lds" not in facts:
@@ -260,9 +250,7 @@ def map_facts(d, m, facts):
         for n in m.lab.kit_sizes:
             spread(f"lab.map.{key}.{n}.ms",
                    candidate_ms(d, m.lab.kit_runs[-1], name + ".piped", n),
-                   facts)
-            mark_prefix(facts, os.path.join(d, m.lab.kit_runs[-1], KIT_CSV),
-                        f"lab.map.{key}.{n}.ms")
+                   facts.of(os.path.join(d, m.lab.kit_runs[-1], KIT_CSV)))
 
 
 def depth_facts(d, m, facts):
@@ -282,48 +270,46 @@ def depth_facts(d, m, facts):
             rounds.setdefault(int(r), {})[s] = row
     if any(len(v) != len(m.depths.exercise) for v in rounds.values()):
         raise EvidenceError(f"{d}: a round lacks a depth")
+    out = facts.of(os.path.join(d, "depths-*.csv"))
     for s in m.depths.exercise:
         b, rows = f"lab.depths.{s}.", [rounds[r][s] for r in sorted(rounds)]
-        spread(b + "ratio", [x["piped_over_sync"] for x in rows], facts)
+        spread(b + "ratio", [x["piped_over_sync"] for x in rows], out)
         for col in ("sync_ms", "piped_ms"):
-            facts[b + col] = statistics.median(
-                x[col + "_median"] for x in rows)
-    facts["lab.depths.rounds"] = len(rounds)
-    facts["lab.depths.orders"] = " ".join(
+            out[b + col] = statistics.median(x[col + "_median"] for x in rows)
+    out["lab.depths.rounds"] = len(rounds)
+    out["lab.depths.orders"] = " ".join(
         "<".join(str(s) for s in sorted(v, key=lambda s: v[s][
             "piped_over_sync"])) for _, v in sorted(rounds.items()))
-    mark_prefix(facts, os.path.join(d, "depths-*.csv"), "lab.depths.")
 
 
 def seed_facts(d, m, facts):
     """The seed's printed times at N (3 decimals: an interval), beside the
     lesson's piped kernel in the same call."""
     n, = m.sizes["one"]
-    text = read(os.path.join(d, "seed.txt"))
+    text = read_text(os.path.join(d, "seed.txt"))
     got = re.findall(rf"^N={n}\s+sync ([\d.]+) ms .*piped ([\d.]+) ms",
                      text, re.M)
     if not got:
         raise EvidenceError(f"{d}/seed.txt: no N={n} line")
     half = 0.5 * 10.0 ** -len(got[0][1].split(".")[1])
     piped = [float(p) for _, p in got]
-    facts["lab.seed.rounds"] = len(got)
-    facts["lab.seed.sync_ms"] = statistics.median(float(s) for s, _ in got)
-    facts["lab.seed.piped_ms"] = statistics.median(piped)
-    facts["lab.seed.piped_ms_lo"] = min(piped) - half
-    facts["lab.seed.piped_ms_hi"] = max(piped) + half
+    facts.of(os.path.join(d, "seed.txt")).update({
+        "lab.seed.rounds": len(got),
+        "lab.seed.sync_ms": statistics.median(float(s) for s, _ in got),
+        "lab.seed.piped_ms": statistics.median(piped),
+        "lab.seed.piped_ms_lo": min(piped) - half,
+        "lab.seed.piped_ms_hi": max(piped) + half})
     paths = sorted(glob.glob(os.path.join(d, "seed-lesson-*.csv")))
     rows = [r for p in paths for r in read_csv(p)[1] if r["n"] == n]
     if not rows:
         raise EvidenceError(f"{d}: no seed-lesson-*.csv row at N = {n}")
-    spread("lab.seed.lesson.piped_ms",
-           [r["piped_ms_median"] for r in rows], facts)
-    mark_prefix(facts, os.path.join(d, "seed-lesson-*.csv"),
-                "lab.seed.lesson.")
+    spread("lab.seed.lesson.piped_ms", [r["piped_ms_median"] for r in rows],
+           facts.of(os.path.join(d, "seed-lesson-*.csv")))
 
 
 def model_depths(root):
     """{fixture: depth} of LOOPS in tests/test_exercise.py under root."""
-    tree = ast.parse(read(os.path.join(root, MODEL_TESTS)))
+    tree = ast.parse(read_text(os.path.join(root, MODEL_TESTS)))
     node = next((s.value for s in tree.body if isinstance(s, ast.Assign)
                  and [getattr(t, "id", "") for t in s.targets] == ["LOOPS"]),
                 None)
@@ -337,9 +323,8 @@ def loop_facts(d, m, facts, root="."):
     solution's runs, and the CPU model's depth of each loop."""
     def said(path):
         if not os.path.exists(path):
-            LAST_READ[0] = None      # read from no file
             return "not run"
-        text = read(path)
+        text = read_text(path)
         rc = EXIT.search(text)
         if not rc:
             raise EvidenceError(f"{path}: no exit status")
@@ -355,24 +340,25 @@ def loop_facts(d, m, facts, root="."):
         if fixture not in model:
             raise EvidenceError(f"{MODEL_TESTS}: LOOPS has no {fixture}")
         b = f"lab.loops.{manifest.key(loop)}."
-        facts[b + "model_depth"] = model[fixture]
-        mark(facts, os.path.join(root, MODEL_TESTS), b + "model_depth")
+        facts.of(os.path.join(root, MODEL_TESTS))[b + "model_depth"] = \
+            model[fixture]
         for s in m.lab.loop_depths:
-            facts[f"{b}s{s}.gpu"] = said(os.path.join(d, f"ex-{loop}-s{s}"
-                                                      ".txt"))
+            path = os.path.join(d, f"ex-{loop}-s{s}.txt")
+            out = facts.of(path if os.path.exists(path) else None)
+            out[f"{b}s{s}.gpu"] = said(path)
     good = sorted(glob.glob(os.path.join(d, "ex-good-s*.txt")))
     if not good:
         raise EvidenceError(f"{d}: no ex-good-s*.txt")
-    facts["lab.loops.good.runs"] = len(good)
-    facts["lab.loops.good.passed"] = all(said(p) == "missed" for p in good)
-    mark_prefix(facts, os.path.join(d, "ex-good-s*.txt"), "lab.loops.good.")
+    facts.of(os.path.join(d, "ex-good-s*.txt")).update({
+        "lab.loops.good.runs": len(good),
+        "lab.loops.good.passed": all(said(p) == "missed" for p in good)})
 
 
 def facts_for(d, m=None, root="."):
     """(meta, facts) of the lab folder d, as manifest m lays it out; root:
     the repository (for tests/test_exercise.py)."""
     m = m or manifest.load()
-    stamp = litlib.read_stamp(read(os.path.join(d, "depths.txt")))
+    stamp = litlib.read_stamp(read_text(os.path.join(d, "depths.txt")))
     if not re.fullmatch(r"[0-9a-f]{64}", stamp.get("source_sha256", "")):
         raise EvidenceError(f"{d}/depths.txt: no source_sha256 stamp")
     facts = Sourced()

@@ -1,5 +1,6 @@
-// What tests/test_page.py measures inside Chromium: loaded once per page
-// as window.C; each function returns plain data for Python to assert on.
+// page_checks.js (litkit): what page tests measure inside Chromium
+// (pagecheck.Browser loads it once per page as window.C); each function
+// returns plain data for Python to assert on.
 window.C = (() => {
   const all = (sel, root) => [...(root || document).querySelectorAll(sel)];
   const shown = el => el.getClientRects().length > 0;
