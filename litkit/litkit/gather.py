@@ -2,7 +2,7 @@
 
 Usage: python3 -m litkit.gather --schema SCHEMA.tsv --evidence DIR
            --source-hash FILE --out FACTS.json [--derive MODULE]
-           [--token-hash FILE --same-text SOURCES.tsv]
+           [--token-hash FILE]
 
 SCHEMA: NAME<TAB>PRODUCER<TAB>FORMAT<TAB>DESCRIPTION lines; PRODUCER a
 meta.kind or "derived"; {a,b} in NAME gives one line per choice, named by
@@ -24,9 +24,8 @@ value: "-" as it is, "{:.1f} %" a Python format, "A|B" a boolean. OUT
 shows them as they are (md_literal: pandoc reads metadata strings as
 Markdown). Evidence is current when its source_sha256 is --source-hash's,
 or its meta.source_tokens (the token digest of the sources it measured,
-litkit/tokens.py) is --token-hash's, or SOURCES.tsv (RAW<TAB>TOKENS<TAB>
-REVISION lines, for evidence from before meta.source_tokens) gives its
-sha256 that digest: a layout-only edit never stales a number.
+litkit/tokens.py) is --token-hash's: a layout-only edit never stales a
+number.
 
 Exit: 0 written (stale evidence warned about); 1 an error ("gather: error:
 ..."): unknown fact name (nearest named), bad schema, facts.json or value;
@@ -59,7 +58,7 @@ class GatherError(Exception):
 
 Entry = collections.namedtuple("Entry", "producer fmt desc")
 Fact = collections.namedtuple("Fact", "value sources stale")
-# relayout: of the current sources only through SOURCES.tsv (see above).
+# relayout: current through its token digest only (see above).
 Evidence = collections.namedtuple("Evidence",
                                   "path meta facts stale relayout origin")
 
@@ -280,29 +279,13 @@ def read_hash(path, log):
     return None
 
 
-def same_texts(token_path, table_path, log):
-    """The sha256s that SOURCES.tsv at table_path gives the token digest
-    in token_path (a set; empty without either file). GatherError for a
-    malformed line."""
-    if not (token_path and table_path and os.path.exists(table_path)):
-        return set()
-    tokens = read_hash(token_path, log)
-    rows = [line.split("\t") for line in litlib.read_text(
-        table_path).splitlines() if line.strip() and line[0] != "#"]
-    if not all(len(r) == 3 and all(re.fullmatch(r"[0-9a-f]{64}", h)
-                                   for h in r[:2]) for r in rows):
-        raise GatherError(f"{table_path}: want RAW<TAB>TOKENS<TAB>REVISION "
-                          "lines, both sha256 in lower-case hex")
-    return {raw for raw, tok, _ in rows if tok == tokens}
-
-
 def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
-           log=sys.stderr, token_path=None, table_path=None):
+           log=sys.stderr, token_path=None):
     """Do the whole job; returns the {name: Fact} written. GatherError."""
     module = derive and importlib.import_module(derive)
     schema = read_schema(schema_path, getattr(module, "schema_rows", None))
     raw = read_hash(hash_path, log)
-    current = ({raw} - {None}) | same_texts(token_path, table_path, log)
+    current = {raw} - {None}
     tokens = read_hash(token_path, log) if token_path else None
     evidence = [load_evidence(p, schema, current, raw, tokens) for p in
                 sorted(glob.glob(os.path.join(evidence_dir, "*.facts.json")))]
@@ -339,11 +322,10 @@ def main(argv=None):
     ap.add_argument("--derive", help="module with derive(facts, evidence) "
                     "and maybe schema_rows(line)")
     ap.add_argument("--token-hash", help="the sources' token digest")
-    ap.add_argument("--same-text", help="RAW<TAB>TOKENS<TAB>REVISION lines")
     a = ap.parse_args(argv)
     try:
         gather(a.schema, a.evidence, a.source_hash, a.out, a.derive,
-               token_path=a.token_hash, table_path=a.same_text)
+               token_path=a.token_hash)
     except GatherError as e:
         print(f"gather: error: {e}", file=sys.stderr)
         return 1

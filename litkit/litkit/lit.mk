@@ -50,7 +50,7 @@ changed = $(if $(and $(findstring x$($1)x,x$(file <$2)x),$(findstring \
 ifeq ($(.DEFAULT_GOAL),)
 .DEFAULT_GOAL := all
 endif
-.PHONY: FORCE all tangle facts site help setup record-sources deps clean
+.PHONY: FORCE all tangle facts site help setup deps clean
 FORCE: ; @:
 LIT_CUDA := $(if $(strip $(PROGRAMS)$(CHECKED)$(CK_FILES)),build)
 all: deps tangle $(LIT_CUDA) site ## tangle, build, weave the pages
@@ -131,36 +131,20 @@ ifneq ($(and $(filter clean,$(MAKECMDGOALS)),$(word 2,$(MAKECMDGOALS))),)
 .NOTPARALLEL:
 endif
 
-# Evidence measured from REV's sources stays current while the sources
-# differ from them in layout only (tokens.py says what counts).
-record-sources: deps ## REV=commit: record REV's sources as measured
-	@set -e; t=$$(mktemp -d); trap 'rm -rf "$$t"' EXIT; \
-	 git show $(call sq,$(REV)):$(NW) > "$$t/$(NW)"; \
-	 $(LIT)/tangle.sh --all "$$t/$(NW)" "$$t" $(ROOTS) >/dev/null; \
-	 raw=$$(cd "$$t/clean" && cat $(HASHED) | sha256sum | cut -d' ' -f1); \
-	 tok=$$($(PY) -m litkit.tokens $(HASHED:%="$$t/clean/%")); \
-	 f=$(EVIDENCE)/sources.tsv; { [ -f $$f ] && grep -v "^$$raw" $$f || \
-	   echo "# sources measured (make record-sources): sha256, tokens, rev"; \
-	   printf '%s\t%s\t%s\n' $$raw $$tok \
-	   $$(git rev-parse --short $(call sq,$(REV))); } > $$f.tmp; \
-	 mv -f $$f.tmp $$f; echo "record-sources: $$raw of $(REV) in $$f"
-
 # ---- facts -------------------------------------------------------------------
 # The evidence folder is a prerequisite: removing a facts file gathers again.
 build/facts.json: $(wildcard $(EVIDENCE)/*.facts.json) $(wildcard \
     $(EVIDENCE)) build/source.sha256 build/source.tokens $(SCHEMA) \
-    $(FACTS_DEPS) $(LIT)/gather.py $(LIT)/litlib.py \
-    $(wildcard $(EVIDENCE)/sources.tsv)
+    $(FACTS_DEPS) $(LIT)/gather.py $(LIT)/litlib.py
 	@$(if $(SCHEMA),$(PY) -m litkit.gather --schema $(SCHEMA) \
 	  --evidence $(EVIDENCE) --source-hash build/source.sha256 \
-	  --token-hash build/source.tokens $(if $(wildcard \
-	  $(EVIDENCE)/sources.tsv),--same-text $(EVIDENCE)/sources.tsv) \
-	  $(if $(DERIVE),--derive $(DERIVE)) --out $@,mkdir -p $(@D) && \
+	  --token-hash build/source.tokens $(if $(DERIVE),--derive $(DERIVE)) \
+	  --out $@,mkdir -p $(@D) && \
 	  echo '{"facts_schema": {}, "facts": {}}' > $(TMP) && mv -f $(TMP) $@)
 
 facts: build/facts.json ## gather the evidence's *.facts.json for the pages
 ifeq ($(SCHEMA),)
-LIT_OFF += facts record-sources# no facts: make help leaves them out
+LIT_OFF += facts# no facts: make help leaves it out
 endif
 
 # ---- plots: PLOTTER (a Python module) draws each of PLOTS from the facts ----

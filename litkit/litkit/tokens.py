@@ -8,9 +8,9 @@ preprocessor directive, which ends it), and adjacent string literals count
 as the one literal they are (C11 5.1.1.2, translation phase 6): re-flowing
 code or splitting a string changes nothing, any other edit changes the
 digest. Evidence is stamped with the sha256 of the exact text it was
-measured from; evidence/sources.tsv (written by `make record-sources`)
-gives such a text's token digest, so that litkit/gather.py counts a
-later text that differs from it only in layout as the text measured.
+measured from and with this digest (meta.source_tokens), so that
+litkit/gather.py counts a later text that differs from it only in layout
+as the text measured.
 --includes prints, for each ROOT (a tangled file DIR/ROOT), the make line
 "LIT_INCLUDES_ROOT := FILE..." of the roots and source_hash.h that it
 includes (#include "FILE", found through -Ibuild), directly or not: what

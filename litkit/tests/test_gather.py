@@ -123,29 +123,9 @@ def test_tokens_see_code_not_layout(tmp_path):
 
 
 @pytest.mark.parametrize("same_tokens", [True, False])
-def test_same_text_keeps_evidence_current(tmp_path, same_tokens):
-    """Evidence of other sources is current, and a relayout, only when
-    SOURCES.tsv gives its sha256 the current token digest."""
-    ev = os.path.join(FIX, "good", "evidence")
-    measured = json.loads(litlib.read_text(os.path.join(
-        ev, "compile.facts.json")))["meta"]["source_sha256"]
-    (tmp_path / "now").write_text("1" * 64 + "\n")
-    (tmp_path / "tok").write_text("2" * 64 + "\n")
-    (tmp_path / "sources.tsv").write_text(
-        f"# header\n{measured}\t{'2' if same_tokens else '3'}" + "2" * 63 +
-        "\tabc1234\n")
-    facts = gather.gather(os.path.join(FIX, "schema.tsv"), ev,
-                          str(tmp_path / "now"), str(tmp_path / "out.json"),
-                          "fixture_derive", token_path=str(
-                              tmp_path / "tok"),
-                          table_path=str(tmp_path / "sources.tsv"))
-    assert facts["ptx.sm80.piped.total"].stale is not same_tokens
-
-
-@pytest.mark.parametrize("same_tokens", [True, False])
 def test_evidence_carries_its_token_digest(tmp_path, same_tokens):
     """Evidence whose meta.source_tokens is the current token digest is
-    current (a relayout) without any SOURCES.tsv; another digest: stale."""
+    current (a relayout); another digest: stale."""
     ev = tmp_path / "evidence"
     ev.mkdir()
     obj = json.loads(litlib.read_text(os.path.join(
@@ -159,6 +139,7 @@ def test_evidence_carries_its_token_digest(tmp_path, same_tokens):
                           "fixture_derive",
                           token_path=str(tmp_path / "tok"))
     assert facts["ptx.sm80.piped.total"].stale is not same_tokens
+
 
 def test_pinned_evidence_is_no_relayout(tmp_path):
     """A dated record (meta.pinned) of other sources is never stale and
