@@ -14,7 +14,7 @@ import pytest
 
 from conftest import FIXTURES, REPO, run
 from tools import manifest
-from litkit import litlib
+from litkit import gather, litlib
 
 # Where the lists may be written out: the lesson, the manifest, what was
 # measured, test fixtures; and the page theme, for CSS's property names.
@@ -118,18 +118,24 @@ def test_a_bad_manifest_is_refused(tmp_path, old, new, said):
         manifest.load(str(path))
 
 
-def test_schema_rows_expand_and_an_unknown_list_fails():
+def rows(text, m):
+    """The schema lines text's lines stand for, as gather reads them."""
+    return [r for line in text.splitlines()
+            for r in manifest.schema_rows(line, m)]
+
+
+def test_schema_rows_expand_and_an_unknown_list_fails(tmp_path):
     """@{LIST} becomes {a,b} (one value bare); a @{group.FIELD} row repeats
-    per group; an unknown list is named with its line."""
+    per group; an unknown list is named, gather naming its line."""
     m = manifest.load()
-    out = manifest.schema_text("x.@{depths.exercise}.@{sizes.libcu}\n"
-                               "@{group.name}.y\tgpu\t-\t@{group.what}\n", m)
+    out = rows("x.@{depths.exercise}.@{sizes.libcu}\n"
+               "@{group.name}.y\tgpu\t-\t@{group.what}\n", m)
     d = ",".join(map(str, m.depths.exercise))
-    assert out.splitlines()[0] == f"x.{{{d}}}.{m.sizes['libcu'][0]}"
-    assert out.splitlines()[1:] == [f"{g.name}.y\tgpu\t-\t{g.what}"
-                                    for g in m.groups]
-    with pytest.raises(manifest.ManifestError, match=r"t\.tsv:2: .*nope"):
-        manifest.schema_text("a\tb\nx.@{nope}\n", m, "t.tsv")
+    assert out[0] == f"x.{{{d}}}.{m.sizes['libcu'][0]}"
+    assert out[1:] == [f"{g.name}.y\tgpu\t-\t{g.what}" for g in m.groups]
+    (tmp_path / "t.tsv").write_text("a.b\tgpu\t-\td\nx.@{nope}\n")
+    with pytest.raises(gather.GatherError, match=r"t\.tsv:2: .*nope"):
+        gather.read_schema(str(tmp_path / "t.tsv"), manifest.schema_rows)
 
 
 def test_a_row_over_an_empty_list_is_dropped(tmp_path):
@@ -139,8 +145,8 @@ def test_a_row_over_an_empty_list_is_dropped(tmp_path):
     assert text.count("{swept = true}") == 1
     (tmp_path / "m.toml").write_text(text.replace("{swept = true}", "{}"))
     m = manifest.load(str(tmp_path / "m.toml"))
-    assert manifest.schema_text("a.@{swept}\nb.@{swept_others}\n",
-                                m).splitlines() == [f"a.{m.kernels[0].name}"]
+    assert rows("a.@{swept}\nb.@{swept_others}\n", m) == [
+        f"a.{m.kernels[0].name}"]
 
 
 def test_make_reads_the_manifest():
@@ -207,9 +213,8 @@ def test_a_group_needs_no_verdict(tmp_path):
              'what = "w"\nhow = "h"\nruns = "r"\n')
     (tmp_path / "m.toml").write_text(text + extra)
     m2 = manifest.load(str(tmp_path / "m.toml"))
-    out = manifest.schema_text("@{group.name}.runs\n"
-                               "verdict.@{group.verdict}\t@{group.claim}\n",
-                               m2).splitlines()
+    out = rows("@{group.name}.runs\nverdict.@{group.verdict}\t"
+               "@{group.claim}\n", m2)
     assert out[:len(m2.groups)] == [f"{g.name}.runs" for g in m2.groups]
     assert out[len(m2.groups):] == [f"verdict.{g.verdict_name}\t{g.claim}"
                                     for g in m.groups if g.verdict]

@@ -298,18 +298,6 @@ def schema_rows(line, m=None):
     return out
 
 
-def schema_text(template, m, where="template"):
-    """template (schema.tsv text) with its @{...} expanded, schema_rows
-    by line; ManifestError naming where and the line."""
-    out = []
-    for no, line in enumerate(template.splitlines(), 1):
-        try:
-            out += schema_rows(line, m)
-        except ManifestError as e:
-            raise ManifestError(f"{where}:{no}: {e}") from e
-    return "\n".join(out) + "\n"
-
-
 def main(argv):
     """Command-line entry point; see the module docstring. Exit status."""
     if len(argv) != 2 or argv[0] != "mk":
