@@ -63,39 +63,22 @@ if mk -k -j"$jobs" $need >"$log/prerequisites.log" 2>&1; then r=built
 else r=FAILED; fi
 line "(what the groups need)" $r $((SECONDS - s))
 
-# The groups, JOBS at a time; each line as its group ends.
+# The groups, JOBS at a time (xargs -P); each line as its group ends.
+one() {   # one GROUP: run it, print its line; its exit status in GROUP.rc
+  local s=$SECONDS rc=0
+  mk "$1" >"$log/$1.log" 2>&1 || rc=$?
+  echo $rc >"$log/$1.rc"
+  if [ $rc = 0 ]; then line "$1" passed $((SECONDS - s)) "$(skips "$1")"
+  else line "$1" FAILED $((SECONDS - s)); fi
+}
+export -f one mk line skips; export log name
+for g in "${groups[@]}"; do rm -f "$log/$g.rc"; done
+printf '%s\0' "${groups[@]}" | xargs -0 -n 1 -P "$jobs" bash -c 'one "$1"' -
 failed=() passed=()
-declare -A pid_of start
-run_one() {
-  local g=$1
-  mk "$g" >"$log/$g.log" 2>&1
-  echo $? > "$log/$g.rc"
-}
-i=0 running=0
-finish() {   # wait for one group to end; print its line
-  local g
-  wait -n
-  for g in "${!pid_of[@]}"; do
-    if ! kill -0 "${pid_of[$g]}" 2>/dev/null; then
-      wait "${pid_of[$g]}"
-      unset "pid_of[$g]"; running=$((running - 1))
-      if [ "$(cat "$log/$g.rc" 2>/dev/null)" = 0 ]; then
-        passed+=("$g")
-        line "$g" passed $((SECONDS - start[$g])) "$(skips "$g")"
-      else
-        failed+=("$g"); line "$g" FAILED $((SECONDS - start[$g]))
-      fi
-    fi
-  done
-}
 for g in "${groups[@]}"; do
-  rm -f "$log/$g.rc"
-  while [ $running -ge "$jobs" ]; do finish; done
-  start[$g]=$SECONDS
-  run_one "$g" & pid_of[$g]=$!
-  running=$((running + 1))
+  if [ "$(cat "$log/$g.rc" 2>/dev/null)" = 0 ]; then passed+=("$g")
+  else failed+=("$g"); fi
 done
-while [ $running -gt 0 ]; do finish; done
 
 if [ ${#failed[@]} -eq 0 ]; then
   echo "make $name: all ${#passed[@]} passed in $((SECONDS - t0)) s:" \
