@@ -23,39 +23,33 @@
  * again when the window's width changes.  Without JavaScript such a table
  * scrolls inside its wrapper.
  */
-(function () {
+(() => {
   'use strict';
 
-  var parts = {};     // chunk name -> [lines]; a line is [string | {use: NAME}]
-  var encoder = typeof TextEncoder === 'function' ? new TextEncoder() : null;
+  const parts = {};   // chunk name -> [lines]; a line is [string | {use: NAME}]
+  const encoder = new TextEncoder();
 
-  function bytes(s) {
-    return encoder ? encoder.encode(s).length : s.length;
-  }
-
+  // Column after text starting at col: tab stops of 8, UTF-8 bytes.
   function width(text, col) {
-    // Column after text starting at col: tab stops of 8, UTF-8 bytes.
-    for (var i = 0; i < text.length; i++) {
-      var ch = text[i];
-      if (ch === '\t') col = (Math.floor(col / 8) + 1) * 8;
-      else col += bytes(ch);
-    }
+    for (let i = 0; i < text.length; i++)
+      col = text[i] === '\t' ? (Math.floor(col / 8) + 1) * 8
+        : col + encoder.encode(text[i]).length;
     return col;
   }
 
+  // noweb's markup stage expands tabs in each source line, to stops of 8
+  // counted in bytes from the line's start, where a chunk use still reads
+  // <<name>>.  Returns the line with its tabs replaced by spaces.
   function expandTabs(line) {
-    // noweb's markup stage expands tabs in each source line, to stops of 8
-    // counted in bytes from the line's start, where a chunk use still reads
-    // <<name>>.  Returns the line with its tabs replaced by spaces.
-    var col = 0;
-    return line.map(function (item) {
+    let col = 0;
+    return line.map(item => {
       if (typeof item !== 'string') {
-        col += bytes('<<' + item.use + '>>');
+        col += encoder.encode('<<' + item.use + '>>').length;
         return item;
       }
-      var out = '';
-      for (var i = 0; i < item.length; i++) {
-        var next = width(item[i], col);
+      let out = '';
+      for (let i = 0; i < item.length; i++) {
+        const next = width(item[i], col);
         out += item[i] === '\t' ? ' '.repeat(next - col) : item[i];
         col = next;
       }
@@ -63,25 +57,22 @@
     });
   }
 
+  // The lines of a chunk's code, with uses as {use: NAME}.
   function readCode(pre) {
-    // The lines of a chunk's code, with uses as {use: NAME}.
-    var lines = [[]];
-    function text(s) {
-      var pieces = s.split('\n');
-      for (var k = 0; k < pieces.length; k++) {
-        if (k > 0) lines.push([]);
-        if (pieces[k]) lines[lines.length - 1].push(pieces[k]);
-      }
-    }
+    const lines = [[]];
     (function walk(node) {
-      for (var c = node.firstChild; c; c = c.nextSibling) {
-        if (c.nodeType === 3) text(c.nodeValue);
-        else if (c.nodeType === 1) {
-          if (c.classList.contains('nwuse')) {
-            lines[lines.length - 1].push({ use: c.getAttribute('data-chunk') });
-          } else if (!c.classList.contains('copy-button')) {
-            walk(c);
-          }
+      for (let c = node.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 3) {
+          c.nodeValue.split('\n').forEach((piece, k) => {
+            if (k > 0) lines.push([]);
+            if (piece) lines[lines.length - 1].push(piece);
+          });
+        } else if (c.nodeType !== 1 || c.classList.contains('copy-button')) {
+          continue;
+        } else if (c.classList.contains('nwuse')) {
+          lines[lines.length - 1].push({use: c.getAttribute('data-chunk')});
+        } else {
+          walk(c);
         }
       }
     })(pre);
@@ -89,38 +80,31 @@
     return lines;
   }
 
+  // notangle's expansion of a chunk, without the final newline.
   function expand(name, indent, column, depth) {
-    // notangle's expansion of a chunk, without the final newline.
     if (depth > 100)
       throw new Error('chunks nested deeper than 100 at ' + name);
-    var lines = parts[name];
+    const lines = parts[name];
     if (!lines) throw new Error('chunk used but not on this page: ' + name);
-    var out = [];
-    for (var i = 0; i < lines.length; i++) {
-      var line = lines[i];
-      var lead = i && line.length ? ' '.repeat(indent) : '';
-      var text = '';
-      for (var k = 0; k < line.length; k++) {
-        var item = line[k];
+    return lines.map((line, i) => {
+      const lead = i && line.length ? ' '.repeat(indent) : '';
+      let text = '';
+      for (const item of line) {
         if (typeof item === 'string') {
           text += item;
         } else {
-          var here = i ? width(lead + text, 0) : width(text, column);
+          const here = i ? width(lead + text, 0) : width(text, column);
           text += expand(item.use, here, here, depth + 1);
         }
       }
-      out.push(lead + text);
-    }
-    return out.join('\n');
+      return lead + text;
+    }).join('\n');
   }
 
-  function tangle(name) {
-    // What notangle -R'name' prints, built from the page.
-    return expand(name, 0, 0, 0) + '\n';
-  }
+  // What notangle -R'name' prints, built from the page.
+  const tangle = name => expand(name, 0, 0, 0) + '\n';
 
-  var live;   // one polite live region announces "Copied"
-
+  let live;   // one polite live region announces "Copied"
   function announce(msg) {
     if (!live) {
       live = document.createElement('div');
@@ -129,100 +113,94 @@
       document.body.appendChild(live);
     }
     live.textContent = '';
-    setTimeout(function () { live.textContent = msg; }, 30);
+    setTimeout(() => { live.textContent = msg; }, 30);
   }
 
   function fallbackCopy(text) {
-    var area = document.createElement('textarea');
+    const area = document.createElement('textarea');
     area.value = text;
     area.setAttribute('readonly', '');
     area.style.position = 'fixed';
     area.style.top = '-1000px';
     document.body.appendChild(area);
     area.select();
-    var ok = false;
+    let ok = false;
     try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
-    document.body.removeChild(area);
+    area.remove();
     return ok ? Promise.resolve() : Promise.reject(new Error('copy refused'));
   }
 
   function copyText(text) {
-    if (navigator.clipboard && window.isSecureContext) {
-      return navigator.clipboard.writeText(text).catch(function () {
-        return fallbackCopy(text);
-      });
-    }
+    if (navigator.clipboard && window.isSecureContext)
+      return navigator.clipboard.writeText(text)
+        .catch(() => fallbackCopy(text));
     return fallbackCopy(text);
   }
 
   function makeButton(label, what, getText) {
-    var b = document.createElement('button');
+    const b = document.createElement('button');
     b.type = 'button';
     b.className = 'copy-button';
     b.textContent = label;
     b.title = 'Copy ' + what;
     b.setAttribute('aria-label', 'Copy ' + what);
-    b.addEventListener('click', function () {
-      var text = getText();
+    b.addEventListener('click', () => {
+      const text = getText();
       b.setAttribute('data-copied', text);
-      copyText(text).then(function () {
+      copyText(text).then(() => {
         b.textContent = 'Copied';
         announce('Copied ' + what);
-      }, function () {
+      }, () => {
         b.textContent = 'Press Ctrl+C';
         announce('Could not copy; select the code and copy it by hand');
       });
-      setTimeout(function () { b.textContent = label; }, 2000);
+      setTimeout(() => { b.textContent = label; }, 2000);
     });
     return b;
   }
 
+  // The chunk elements of <script id="lit-chunks">, parsed apart from the
+  // document.
   function offPage() {
-    // The chunk elements of <script id="lit-chunks">, parsed apart from
-    // the document.
-    var data = document.getElementById('lit-chunks');
-    if (!data) return [];
-    return JSON.parse(data.textContent).map(function (html) {
-      var t = document.createElement('template');
+    const data = document.getElementById('lit-chunks');
+    return data ? JSON.parse(data.textContent).map(html => {
+      const t = document.createElement('template');
       t.innerHTML = html;
       return t.content.firstElementChild;
-    });
+    }).filter(Boolean) : [];
   }
 
   function setup() {
-    var chunks = document.querySelectorAll('.nwchunk[data-chunk]');
-    var count = {}, elsewhere = {};
-    function read(c, whole) {
-      var name = c.getAttribute('data-chunk');
-      var pre = c.querySelector('pre');
+    const chunks = document.querySelectorAll('.nwchunk[data-chunk]');
+    const count = {}, elsewhere = {};
+    const read = (c, whole) => {
+      const name = c.getAttribute('data-chunk');
+      const pre = c.querySelector('pre');
       if (!pre || (!whole && elsewhere[name])) return;
       parts[name] = (parts[name] || []).concat(readCode(pre).map(expandTabs));
       count[name] = (count[name] || 0) + 1;
-    }
-    var off = offPage().filter(Boolean);
-    off.forEach(function (c) { elsewhere[c.getAttribute('data-chunk')] = 1; });
-    off.forEach(function (c) { read(c, true); });
-    chunks.forEach(function (c) { read(c, false); });
-    chunks.forEach(function (c) {
-      var name = c.getAttribute('data-chunk');
-      var head = c.querySelector('.nwhead');
+    };
+    const off = offPage();
+    off.forEach(c => { elsewhere[c.getAttribute('data-chunk')] = 1; });
+    off.forEach(c => read(c, true));
+    chunks.forEach(c => read(c, false));
+    chunks.forEach(c => {
+      const name = c.getAttribute('data-chunk');
+      const head = c.querySelector('.nwhead');
       if (!head || !parts[name]) return;
-      var what = '\u27e8' + name + '\u27e9' +
+      const what = '\u27e8' + name + '\u27e9' +
         (count[name] > 1 ? ' (all ' + count[name] + ' parts)' : '') +
         ', as notangle writes it';
-      head.appendChild(makeButton('Copy', what,
-                                  function () { return tangle(name); }));
+      head.appendChild(makeButton('Copy', what, () => tangle(name)));
     });
-    document.querySelectorAll('pre').forEach(function (pre) {
+    document.querySelectorAll('pre').forEach(pre => {
       if (pre.closest('.nwchunk')) return;
-      var holder = pre.closest('div.sourceCode') || pre;
-      var box = document.createElement('div');
+      const holder = pre.closest('div.sourceCode') || pre;
+      const box = document.createElement('div');
       box.className = 'code-block';
       holder.parentNode.insertBefore(box, holder);
-      box.appendChild(holder);
-      box.appendChild(makeButton('Copy', 'this code', function () {
-        return pre.textContent.replace(/\n?$/, '\n');
-      }));
+      box.append(holder, makeButton('Copy', 'this code',
+        () => pre.textContent.replace(/\n?$/, '\n')));
     });
     fitTables();
     window.addEventListener('resize', fitTables);
@@ -230,8 +208,8 @@
 
   function fitTables() {
     document.querySelectorAll('table.table-wide, table.table-cards')
-      .forEach(function (t) {
-        var wrap = t.parentNode;
+      .forEach(t => {
+        const wrap = t.parentNode;
         wrap.classList.remove('too-narrow');
         // Any overflow, a fraction of a pixel too (a "(stale)" mark's).
         if (wrap.scrollWidth > wrap.clientWidth)
@@ -239,10 +217,9 @@
       });
   }
 
-  window.lessonPage = { tangle: tangle, copyText: copyText };
-  if (document.readyState === 'loading') {
+  window.lessonPage = {tangle};
+  if (document.readyState === 'loading')
     document.addEventListener('DOMContentLoaded', setup);
-  } else {
+  else
     setup();
-  }
 })();
