@@ -175,20 +175,6 @@ def resolver(pages):
     return resolve
 
 
-def unresolved(pages):
-    """(the links to ids of pages ({path: text}) whose page lacks the id,
-    as "page: href"; the number of links to another page)."""
-    resolve, bad, across = resolver(pages), [], 0
-    for path, text in pages.items():
-        for href in re.findall(r'\shref="([^"]*)"', text):
-            got = resolve(path, href)
-            if got:
-                across += got[0] != path
-                if not got[1]:
-                    bad.append("%s: %s" % (os.path.basename(path), href))
-    return bad, across
-
-
 def texts(html_text, tag, cls=None):
     """Plain texts of the page's <tag class=cls> (tag must not nest)."""
     return [html.unescape(re.sub(r"<[^>]+>", "", body)) for attrs, body in
@@ -254,22 +240,12 @@ class Browser:
 
 
 def tidy_problems(path):
+    """tidy's errors and warnings on the page at path (a list of lines)."""
     res = run([os.environ.get("TIDY", "tidy"), "-q", "-e", "-utf8", path])
     problems = [l for l in res.stderr.splitlines()
                 if re.search(r"- (Error|Warning): ", l)]
     return problems or (["tidy exit %d: %s" % (res.returncode, res.stderr)]
                         if res.returncode >= 2 else [])
-
-
-def page_figures(html_text):
-    """[(plot name, described ids, body)] of one page: the ids its
-    aria-describedby names (tables on its own page; none when every table
-    it links is on another page)."""
-    figures = re.findall(r'<figure class="plot" data-plot="([^"]+)"'
-                         r'(?: aria-describedby="([^"]+)")?>(.*?)</figure>',
-                         html_text, re.S)
-    assert len(figures) == html_text.count('<figure class="plot"')
-    return figures
 
 
 def cut(v):
@@ -283,8 +259,6 @@ def every(view, key):
     """The items of view()[key] of all pages, each as (page file, item)."""
     return [(os.path.basename(p), x) for p, v in view["pages"].items()
             for x in v[key]]
-
-
 
 
 @pytest.fixture(scope="session")
@@ -301,7 +275,14 @@ def check_links_across(texts):
     entries, back-links), names an id that page has; links do cross pages
     where there are several; each page's navigation names every page.
     texts: {path: text} of the pages."""
-    bad, across = unresolved(texts)
+    resolve, bad, across = resolver(texts), [], 0
+    for path, text in texts.items():
+        for href in re.findall(r'\shref="([^"]*)"', text):
+            got = resolve(path, href)
+            if got:
+                across += got[0] != path
+                if not got[1]:
+                    bad.append("%s: %s" % (os.path.basename(path), href))
     assert bad == []
     assert across > 0 or len(texts) == 1
     files = [os.path.basename(p) for p in texts]
@@ -324,9 +305,14 @@ def check_plots_tables(woven, plots):
     tables = {(os.path.basename(w), i): t for w, text in woven.items()
               for i, t in re.findall(r'<div id="([^"]+)" class="results-'
                                      r'table"[^>]*>(.*?)</div>', text, re.S)}
+    # (page, plot name, the ids its aria-describedby names: tables on its
+    # own page, body) of each figure
     figures = [(os.path.basename(w),) + f for w, t in woven.items()
-               for f in page_figures(t)]
-    assert figures
+               for f in re.findall(r'<figure class="plot" data-plot="([^"]+)"'
+                                   r'(?: aria-describedby="([^"]+)")?>(.*?)'
+                                   r'</figure>', t, re.S)]
+    assert figures and len(figures) == sum(
+        t.count('<figure class="plot"') for t in woven.values())
     for page, name, described, body in figures:
         links = re.findall(r'<p class="plot-numbers">.*?</p>', body, re.S)
         targets = [((f or page), i) for f, i in re.findall(
