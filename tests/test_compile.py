@@ -6,7 +6,6 @@ import json
 import os
 import pathlib
 import re
-import shutil
 import sys
 from functools import reduce
 

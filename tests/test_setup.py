@@ -223,9 +223,6 @@ def test_sources_without_git(tmp_path):
     assert p.returncode == 0 and "2 passed" in p.stdout, p.stdout[-2000:]
 
 
-
-
-
 def test_dry_run_check_reports_no_pass(tmp_path):
     """make -n check runs no test and says nothing passed."""
     d = seeded(tmp_path)

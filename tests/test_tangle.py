@@ -14,7 +14,7 @@ import pytest
 
 import litkit
 
-from conftest import FIXTURES, REPO, checkout, is_git, make, run
+from conftest import REPO, checkout, is_git, make, run
 
 PROGRAM = ["pipelined_gemm.cu", "blocked_gemm.cu", "kernels.h", "harness.h",
            "harness.c", "main.c", "wide_gemm.cu"]

@@ -25,7 +25,7 @@ from litkit.pagecheck import (browser, check_copy_buttons,  # noqa: F401
                               read_pages, roundtrip, texts, tidy_problems)
 from litkit import pagecheck
 
-from conftest import FIXTURES, LITKIT, run
+from conftest import FIXTURES, run
 
 WEAVE_FIXTURES = os.path.join(FIXTURES, "weave")
 DEMO = os.path.join(WEAVE_FIXTURES, "page-demo.nw")

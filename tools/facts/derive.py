@@ -282,7 +282,6 @@ def compile_facts(put, m):
                 lambda a, e: a / e)
 
 
-
 def ncu_derived(put, m):
     """Shared-memory wavefronts and issue use from Nsight Compute's
     metrics; the card's FP32 peak and each rate's share of it."""
@@ -323,7 +322,6 @@ def ncu_derived(put, m):
             put(f"{b}{k}_pct_peak", [f"{b}{k}_gflops",
                                      "gpu.fp32_peak_tflops"],
                 lambda g, peak: g / 10 / peak)
-
 
 
 def gains(put, m):
@@ -384,7 +382,6 @@ def page_facts(put, evidence):
         e.relayout for e in evidence if e.meta["kind"] == "gpu"))
     put("page.compile_stale", present(["compile.nvcc_version"]),
         lambda _: facts["compile.nvcc_version"].stale)
-
 
 
 def verdicts(put, m):
