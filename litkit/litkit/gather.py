@@ -149,9 +149,9 @@ def check_value(value, where):
                           "belong in the lesson's source")
 
 
-def load_evidence(path, schema, current, raw=None, tokens=None):
+def load_evidence(path, schema, raw=None, tokens=None):
     """One facts.json, checked against the schema, as Evidence: stale when
-    made from sources whose sha256 is not in current (a set of hex) and
+    made from sources whose sha256 is not raw (the current sources') and
     whose meta.source_tokens is not tokens (the token digest now), unless
     meta.pinned names the commit it records (a dated record, never stale
     nor a relayout); a relayout when it is current but its sha256 is not
@@ -193,7 +193,7 @@ def load_evidence(path, schema, current, raw=None, tokens=None):
         raise GatherError(f"{path}: \"from\" must map names of its facts "
                           "to file names")
     h = meta["source_sha256"].strip().lower()
-    same = h in current or bool(tokens) and meta.get(
+    same = h == raw or bool(tokens) and meta.get(
         "source_tokens", "").strip().lower() == tokens
     # meta.pinned (a commit): a dated record of a run of that commit's
     # sources, which the page names; never compared with today's sources,
@@ -285,9 +285,8 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
     module = derive and importlib.import_module(derive)
     schema = read_schema(schema_path, getattr(module, "schema_rows", None))
     raw = read_hash(hash_path, log)
-    current = {raw} - {None}
     tokens = read_hash(token_path, log) if token_path else None
-    evidence = [load_evidence(p, schema, current, raw, tokens) for p in
+    evidence = [load_evidence(p, schema, raw, tokens) for p in
                 sorted(glob.glob(os.path.join(evidence_dir, "*.facts.json")))]
     for ev in evidence:
         if ev.stale:

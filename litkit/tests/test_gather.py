@@ -151,8 +151,7 @@ def test_pinned_evidence_is_no_relayout(tmp_path):
     for pinned, stale in (("abc1234", False), ("", True)):
         obj["meta"]["pinned"] = pinned
         path.write_text(json.dumps(obj))
-        ev = gather.load_evidence(str(path), schema, {"1" * 64}, "1" * 64,
-                                  "2" * 64)
+        ev = gather.load_evidence(str(path), schema, "1" * 64, "2" * 64)
         assert (ev.stale, ev.relayout) == (stale, False), pinned
 
 
