@@ -242,15 +242,11 @@ local function backlinks(doc, P, L, name)
     local content = pandoc.List({ pandoc.Str("Linked"), pandoc.Space(),
                                   pandoc.Str("from:"), pandoc.Space() })
     for k, src in ipairs(from[h]) do
-      local file, text = P.byname[src.page].file, nil
-      local head = src.at and doc.blocks[src.at]
+      local file, head = P.byname[src.page].file, doc.blocks[src.at or 0]
+      local text = head and plain_copy(head.content)
+                   or { pandoc.Str(P.byname[src.page].title) }
       if head and head.identifier ~= "" then
         file = file .. "#" .. head.identifier
-        text = plain_copy(head.content)
-      elseif head then
-        text = plain_copy(head.content)
-      else
-        text = { pandoc.Str(P.byname[src.page].title) }
       end
       if k > 1 then content:extend({ pandoc.Str(","), pandoc.Space() }) end
       content:insert(pandoc.Link(text, file))
@@ -284,18 +280,16 @@ local function chunk_data(doc, L, name)
     end
   end
   local need, stack = {}, {}
+  local function want(n)   -- n is needed, and what it uses (the stack)
+    if not need[n] then need[n] = true; table.insert(stack, n) end
+  end
   for n, ps in pairs(parts) do
     for _, p in ipairs(ps) do
-      if (p.page == name or p.page == ALL) and not need[n] then
-        need[n] = true
-        table.insert(stack, n)
-      end
+      if p.page == name or p.page == ALL then want(n) end
     end
   end
   while #stack > 0 do
-    for _, u in ipairs(uses[table.remove(stack)] or {}) do
-      if not need[u] then need[u] = true; table.insert(stack, u) end
-    end
+    for _, u in ipairs(uses[table.remove(stack)] or {}) do want(u) end
   end
   local names = {}
   for n in pairs(need) do
