@@ -6,13 +6,12 @@ out its steps from it (EVIDENCE_DRY_RUN)."""
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
 
-from conftest import FIXTURES, REPO, run
+from conftest import FIXTURES, REPO, sources
 from tools import manifest
 from litkit import gather, litlib
 
@@ -29,17 +28,10 @@ CASES = json.loads(litlib.read_text(os.path.join(FIXTURES, "manifest",
 
 
 def tracked_texts():
-    """{path: text} of the files git tracks outside ALLOWED."""
-    if not shutil.which("git"):
-        pytest.skip("git is not installed")
-    p = run(["git", "ls-files", "-z", "--cached", "--others",
-             "--exclude-standard"])
-    if p.returncode:
-        pytest.skip("not a git checkout")
+    """{path: text} of the module's source files outside ALLOWED."""
     out = {}
-    for rel in p.stdout.split("\0"):
-        if rel and not rel.startswith(ALLOWED) and \
-                os.path.isfile(os.path.join(REPO, rel)):
+    for rel in sources():
+        if not rel.startswith(ALLOWED):
             try:
                 out[rel] = litlib.read_text(os.path.join(REPO, rel))
             except (OSError, UnicodeDecodeError):
