@@ -134,11 +134,10 @@ fi
 file_of() { if [ "$1" = "$first" ]; then file=$out
             else file=$(dirname "$out")/$1.html; fi; }
 first=${pages%%[!a-z0-9_-]*}
-for name in $pages; do
+for name in $pages; do   # $work/{tmp,pid,err}.NAME: its temporary, job, log
   file_of "$name"
   temp "$file"
-  v=$(echo "$name" | tr -- - _)
-  eval "tmp_$v=\$t"
+  printf '%s\n' "$t" > "$work/tmp.$name"
   (cd "$work" && exec "$PANDOC" "$input" -f $from -t html5 --standalone \
     --preserve-tabs --template site/template.html --css style.css \
     --self-contained --metadata-file facts.json --resource-path=site:src:extra \
@@ -146,20 +145,20 @@ for name in $pages; do
     -M lit-source="$(basename "$src")" -M lit-version="$version" \
     --lua-filter lit/pages.lua --lua-filter lit/facts.lua \
     --lua-filter lit/divs.lua --lua-filter lit/page.lua --mathml \
-    --toc --toc-depth=2 -o "$t") 2> "$work/err.$v" &
-  eval "pid_$v=\$!"
+    --toc --toc-depth=2 -o "$t") 2> "$work/err.$name" &
+  echo $! > "$work/pid.$name"
   pids="$pids $!"
 done
 : > "$work/warn"
 for name in $pages; do
-  v=$(echo "$name" | tr -- - _)
-  eval "wait \$pid_$v" || { mv "$work/err.$v" "$work/err"; failed; }
-  grep -v '^$' "$work/err.$v" >> "$work/warn" || true
+  wait "$(cat "$work/pid.$name")" ||
+    { mv "$work/err.$name" "$work/err"; failed; }
+  grep -v '^$' "$work/err.$name" >> "$work/warn" || true
 done
 pids=
 awk '!seen[$0]++' "$work/warn" >&2
 mv "$mdtmp" "$md"
 for name in $pages; do
   file_of "$name"
-  eval "mv \"\$tmp_$(echo "$name" | tr -- - _)\" \"\$file\""
+  mv "$(cat "$work/tmp.$name")" "$file"
 done
