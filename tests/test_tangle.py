@@ -234,12 +234,20 @@ def test_environment_and_values(scratch, env, arg):
 def test_nvcc_environment_ignored(scratch):
     """Each variable nvcc reads from the environment (the NVCC_* names in
     its binary; NVIDIA's manual lists NVCC_PREPEND_FLAGS, NVCC_APPEND_FLAGS,
-    NVCC_CCBIN) is ignored with a note: no recipe, so no nvcc, sees it."""
-    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
-    if not os.path.isfile(nvcc):
+    NVCC_CCBIN) is ignored with a note: no recipe, so no nvcc, sees it.
+    The binary is the first ELF file of: nvcc on PATH, the paths a wrapper
+    script names (`exec /usr/local/cuda-13.0/bin/nvcc "$@"`), CUDA's."""
+    found = [p for p in [shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"]
+             if p and os.path.isfile(p)]
+    if not found:
         pytest.skip("no nvcc: nothing reads these variables")
-    names = set(re.findall(r"\bNVCC_[A-Z_]*[A-Z]\b", pathlib.Path(
-        nvcc).read_bytes().decode("latin-1")))
+    read = lambda p: pathlib.Path(p).read_bytes().decode("latin-1")
+    if not read(found[0]).startswith("\x7fELF"):       # a wrapper script
+        found[1:1] = re.findall(r"/\S*/nvcc\b", read(found[0]))
+    elf = [read(p) for p in found
+           if os.path.isfile(p) and read(p).startswith("\x7fELF")]
+    assert elf, f"no nvcc binary among {found}"
+    names = set(re.findall(r"\bNVCC_[A-Z_]*[A-Z]\b", elf[0]))
     assert {"NVCC_CCBIN", "NVCC_APPEND_FLAGS"} <= names
     p = make(scratch, "--eval", "nvcc-env: ; @env | grep ^NVCC_ || :",
              "nvcc-env", env=dict.fromkeys(names, "/nonexistent/g++-99"))

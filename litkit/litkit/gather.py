@@ -181,7 +181,8 @@ def load_evidence(path, schema, raw=None, tokens=None):
             near = difflib.get_close_matches(name, list(schema), 3, 0.6)
             hint = f"; did you mean {' or '.join(near)}?" if near else ""
             raise GatherError(f"{path}: unknown fact name {name!r} (not in "
-                              f"the schema){hint}")
+                              f"the schema){hint}; if the schema's names "
+                              "changed, measure again")
         if schema[name].producer != meta["kind"]:
             raise GatherError(f"{path}: fact {name!r} is "
                               f"{schema[name].producer}, not {meta['kind']}")
