@@ -17,6 +17,7 @@ from tools.model import check as mc
 
 CHECK = [sys.executable, "-B", "-m", "tools.gpu.exercise_check"]
 CHECK_MODEL = [sys.executable, "-B", "-m", "tools.model.check"]
+LOOP_DIR = pathlib.Path(FIXTURES, "exercise", "loops")   # the loops' bodies
 
 
 @pytest.fixture(scope="module")
@@ -127,8 +128,7 @@ def test_wrong_loop_fails_in_model(scratch, name):
     naming the thread, the K-slice, the stage and lines of its chunk (the
     read's, through addr2line)."""
     depth, want = LOOPS[name]
-    body = pathlib.Path(FIXTURES, "exercise", "loops", name + ".txt") \
-        .read_text(encoding="utf-8")
+    body = (LOOP_DIR / f"{name}.txt").read_text(encoding="utf-8")
     first = chunk(scratch, body)
     tangle_student(scratch)
     cmd = CHECK_MODEL + ["build/exercises/student.cu", "--who", "your loop"]
@@ -151,8 +151,7 @@ def test_model_passes_two_barrier_loop(scratch, name, note):
     """Correct loops unlike the solution (a barrier either side of the
     compute) pass; the one that fetches one slice ahead at every depth is
     told that it ignores the depth, the one fetching kStages - 1 ahead not."""
-    chunk(scratch, pathlib.Path(FIXTURES, "exercise", "loops",
-                                name + ".txt").read_text())
+    chunk(scratch, (LOOP_DIR / f"{name}.txt").read_text())
     tangle_student(scratch)
     p = run(CHECK_MODEL + ["build/exercises/student.cu"], cwd=scratch)
     assert p.returncode == 0 and p.stdout.startswith("PASS"), p.stdout
@@ -164,8 +163,7 @@ def test_model_passes_two_barrier_loop(scratch, name, note):
 def test_model_times_out(scratch, monkeypatch):
     """A loop that never ends: a FAIL line naming the time limit (here
     lowered to 2 s), not a traceback."""
-    chunk(scratch, pathlib.Path(FIXTURES, "exercise", "loops",
-                                "never-ends.txt").read_text())
+    chunk(scratch, (LOOP_DIR / "never-ends.txt").read_text())
     tangle_student(scratch)
     monkeypatch.chdir(scratch)
     monkeypatch.setattr(mc, "TIMEOUT", 2)
@@ -197,8 +195,7 @@ def test_model_usage(tmp_path):
 def test_wrong_loop_through_make(scratch):
     """make exercise-check runs the model: the wait one group too shallow
     passes nvcc and fails the model (no GPU needed), exit 2 from make."""
-    chunk(scratch, pathlib.Path(FIXTURES, "exercise", "loops",
-                                "wait-one-too-many.txt").read_text())
+    chunk(scratch, (LOOP_DIR / "wait-one-too-many.txt").read_text())
     p = make(scratch, "exercise-check")
     assert p.returncode == 2 and "PASS your loop compiles" in p.stdout
     assert "FAIL your loop, STAGES=2, N=64" in p.stdout, p.stdout + p.stderr

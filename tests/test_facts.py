@@ -17,6 +17,7 @@ import pytest
 from conftest import FIXTURES, REPO, checkout, run
 from tools import manifest
 from tools.facts import derive
+from tools.gpu import gpu_facts, lab_facts
 from litkit import gather, litlib
 
 SCHEMA = os.path.join(REPO, "tools", "facts", "schema.tsv")  # derive: @{}
@@ -300,9 +301,8 @@ def test_plots_without_gpu_facts(tmp_path):
 def test_gains_and_cited_facts(tmp_path):
     """A gain is the time saved in percent (no "-0.0"); cited.tsv's lines
     are NAME<TAB>VALUE<TAB>SOURCE, and a bad line is named."""
-    assert derive.gain(0.9) == pytest.approx(10.0)
-    assert derive.gain(1.1) == pytest.approx(-10.0)
-    assert derive.gain(1.0004) == 0.0
+    assert [derive.gain(r) for r in (0.9, 1.1, 1.0004)] == pytest.approx(
+        [10.0, -10.0, 0.0])
     assert derive.cited()["cited.day44.pct_cublas"][0] == 67.7
     bad = tmp_path / "cited.tsv"
     bad.write_text("# comment\ncited.x\tnot-a-number\tsomewhere\n")
@@ -322,7 +322,6 @@ def test_lab_facts_reproduce_the_committed_file():
     """lab_facts on the committed lab folder gives the committed facts
     file, with the values read from it unrounded, each fact's source a
     file (or a glob of them) that is there."""
-    from tools.gpu import lab_facts
     meta, facts = lab_facts.facts_for(LAB, root=REPO)
     sources = facts.sources(os.path.dirname(LAB))
     assert {"meta": meta, "facts": facts, "from": sources} == json.loads(
@@ -348,7 +347,6 @@ def test_lab_readers_on_fixture_lines():
     """The depth, seed and loop readers on a few evidence lines
     (tests/fixtures/lab): medians, each round's order, the seed's printed
     interval, the loop tokens and "not run" for a missing transcript."""
-    from tools.gpu import lab_facts
     m, facts = manifest.load(), lab_facts.Sourced()
     lab_facts.depth_facts(LAB_FIX, m, facts)
     assert facts["lab.depths.orders"] == "3<2<4 2<3<4"
@@ -375,7 +373,6 @@ def test_lab_reader_errors(tmp_path):
     """A transcript without its exit status or whose status and FAIL lines
     disagree, or a round without one of the depths, is an error naming the
     file or folder."""
-    from tools.gpu import lab_facts
     m = manifest.load()
     shutil.copytree(LAB_FIX, tmp_path / "lab")
     d = str(tmp_path / "lab")
@@ -449,7 +446,6 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
     products (FFMA, LDS in the .nw's lines) and ordered by each count.
     A wait with no test, a test whose barrier offset says the other wait, or
     a page without an inner product is an error naming the file."""
-    from tools.gpu import gpu_facts
     m = manifest.load()
     page, tests, consumer, samples = code_pages(tmp_path, m)
     facts, b = gpu_facts.Sourced(), "ncu.basic.piped.waits.s%d." % (
@@ -495,7 +491,6 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
 def test_lane_units_read_the_pattern_switch():
     """pattern()'s cases as lanes' word indices: C's / on whole numbers,
     q and w, the default after the last case."""
-    from tools.gpu import lab_facts
     got = lab_facts.lane_units(
         "constexpr int pattern(int p, int lane)\n{\n    switch (p) {\n"
         "    case 0: return lane / 4;\n    case 1: return 2 * q + w % 4;\n"
@@ -536,7 +531,6 @@ def test_depth_code_and_depth_helpers(tmp_path):
     size is an error. A depth is clearly fastest only when its slowest
     process beat every other's fastest; a kernel file is faster than the
     lesson's only when that holds at every depth."""
-    from tools.gpu import gpu_facts
     m = manifest.load()
     d = m.depths.exercise
     lesson, other = [k.name for k in m.kernels if k.swept][:2]
@@ -588,7 +582,6 @@ def test_lab_verdicts_follow_the_numbers():
     """From the committed lab facts: one changed wavefront count fails the
     rule, one round out of order makes the order unstable, a default mode
     faster beyond the ranges in one run gives mixed."""
-    from tools.gpu import lab_facts
     _, raw = lab_facts.facts_for(LAB, root=REPO)
     gpu = json.loads(litlib.read_text(os.path.join(
         REPO, "evidence", "gpu-h200.facts.json")))["facts"]

@@ -22,9 +22,8 @@ CONFIG = "build/sm_80-2stages"
 BIN = f"{CONFIG}/pipelined_gemm"
 TANGLED = ([f"build/{n}" for n in PROGRAM] + [f"build/clean/{n}" for n in
            PROGRAM] + ["build/source_hash.h"])
-KERNELS = [f"{CONFIG}/pipelined_gemm.o", f"{CONFIG}/blocked_gemm.o",
-           f"{CONFIG}/wide_gemm.o",
-           f"{CONFIG}/nvcc.cmd"]
+KERNELS = [f"{CONFIG}/{f}" for f in ("pipelined_gemm.o", "blocked_gemm.o",
+                                     "wide_gemm.o", "nvcc.cmd")]
 BUILT = KERNELS + [f"{CONFIG}/main.o", BIN, "build/host/harness.o",
                    "build/host/cc.cmd"]
 # What make tangle site writes that must match the real build byte for byte.

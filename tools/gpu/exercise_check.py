@@ -156,8 +156,7 @@ def main(argv):
     try:
         p = run([os.environ.get("NVCC", "nvcc"), *shlex.split(a.nvccflags),
                  "-arch=sm_80", f"-DSTAGES={ptx_stages}", *allow, "-Ibuild",
-                 "-ptx",
-                 src, "-o", ptx + ".tmp"])
+                 "-ptx", src, "-o", ptx + ".tmp"])
     except FileNotFoundError:
         p = None
         print(NO_NVCC)

@@ -44,6 +44,9 @@ CARD_KEYS = {
     "basic_piped_blocks_per_sm": ("run.sm_80.blocks_per_sm", 1)}
 # kernel provenance fields: run.<arch>.<kind>_<field>
 KERNEL_KEYS = ("registers", "blocks_per_sm", "ptx_version", "binary_version")
+WIDE_COLUMNS = {c: c for c in ("piped_gflops", "sync_gflops",
+                               "cublas_gflops")}
+WIDE_COLUMNS.update(piped_over_sync="ratio", piped_pct_cublas="pct_cublas")
 EXERCISE_COLUMNS = {"piped_over_sync": "ratio", "piped_smem_bytes": "smem",
                     "piped_blocks_per_sm": "blocks_per_sm"}
 # ncu raw metric -> fact ncu.<pair>.<kernel>.<fact>
@@ -328,11 +331,7 @@ def wide_facts(pre, facts, m):
     resource_facts(read_csv(paths[0])[0], "wide", out)
     out["wide.runs"] = len(paths)
     for n in m.sizes["wide"]:
-        for col, name in (("piped_gflops", "piped_gflops"),
-                          ("sync_gflops", "sync_gflops"),
-                          ("cublas_gflops", "cublas_gflops"),
-                          ("piped_over_sync", "ratio"),
-                          ("piped_pct_cublas", "pct_cublas")):
+        for col, name in WIDE_COLUMNS.items():
             spread(f"wide.{n}.{name}",
                    repeated(paths, n, col, f"{pre}-wide", "wide"), out)
     path = f"{pre}-wide-ncu.txt"
