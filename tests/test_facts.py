@@ -89,27 +89,54 @@ def test_committed_evidence_gathers(tmp_path):
         FIXTURES, "verdicts.json")))
 
 
-@pytest.mark.parametrize("r,lo,hi,want", [
-    (0.90, 0.89, 0.91, "held"), (0.97, 0.96, 0.98, "failed"),
-    (0.945, 0.94, 0.955, "inconclusive")])
-def test_band_verdict(r, lo, hi, want):
-    """Prediction 1 holds only when every process lands in the band."""
-    assert derive.band([r, lo, hi], *derive.PREDICTED_RATIO) == want
+# derive.py's rules, case by case: (function, its arguments, its result)
+D = manifest.load().depths.exercise
+RULES = [
+    # prediction 1 holds only when every process lands in the band
+    *(("band", ([r, lo, hi], *derive.PREDICTED_RATIO), want)
+      for r, lo, hi, want in ((0.90, 0.89, 0.91, "held"),
+                              (0.97, 0.96, 0.98, "failed"),
+                              (0.945, 0.94, 0.955, "inconclusive"))),
+    # prediction 5: differences inside the spread (0.004) are no effect
+    *(("stages_verdict", (*r, 0.9434, 0.9476), want) for r, want in (
+        ((0.9448, 0.9450, 0.9479), "no measurable effect"),
+        ((0.95, 0.93, 0.94), "held"), ((0.93, 0.95, 0.95), "failed"),
+        ((0.95, 0.95, 0.92), "failed"))),
+    # CC 8.0's occupancy: 64 registers give 4 blocks, 70 give 3
+    *(("blocks_per_sm_cc80", (r,), b) for r, b in ((32, 8), (64, 4),
+                                                   (70, 3), (128, 2))),
+    # LDS wavefronts: max(ceil(W/8), ceil(L W/16)); LDS.128 never below 2
+    *(("lds_wavefronts", (w, lanes), want) for w, lanes, want in (
+        (16, 1, 2), (16, 2, 2), (16, 4, 4), (8, 1, 1), (8, 2, 1), (8, 4, 2),
+        (4, 4, 1))),
+    # the seed's interval against 0.99
+    *(("interval_verdict", (lo, hi, 0.99), want) for lo, hi, want in (
+        (0.99, 1.0, "held"), (0.98, 0.989, "failed"),
+        (0.989, 0.991, "inconclusive"))),
+    # cuBLAS's faster mode, the lane maps' ranges
+    *(("faster_mode", (*q, 2.7, 2.8, 2.5, 2.6), want) for q, want in (
+        ((.37, .38, .34, .35), "pedantic"),
+        ((.33, .38, .34, .35), "pedantic or level"),
+        ((.33, .34, .35, .36), "mixed"))),
+    ("map_speed", (1.0, 1.1, 2.0, 2.1, 0.8, 0.9, 1.8, 1.9), "faster"),
+    ("map_speed", (1.0, 1.1, 2.0, 2.1, 1.05, 1.2, 1.8, 1.9),
+     "no measurable effect"),
+    # a depth is clearly fastest only when its slowest process beat every
+    # other's fastest; a kernel file is faster than the lesson's only when
+    # that holds at every depth
+    ("clear_fastest", (D, 0.95, 0.96, 0.93, 0.94, 0.97, 0.98), str(D[1])),
+    ("clear_fastest", (D, 0.95, 0.96, 0.93, 0.951, 0.97, 0.98), "none"),
+    ("against", (0.93, 0.95, 0.92, 0.96, 0.93, 0.94, 0.92, 0.95),
+     "faster at every depth"),
+    ("against", (0.93, 0.95, 0.92, 0.96, 0.95, 0.94, 0.92, 0.95),
+     "not at every depth"),
+    ("against", (0.97, 0.95, 0.96, 0.955), "slower at every depth")]
 
 
-@pytest.mark.parametrize("r2,r3,r4,want", [
-    (0.9448, 0.9450, 0.9479, "no measurable effect"),
-    (0.95, 0.93, 0.94, "held"), (0.93, 0.95, 0.95, "failed"),
-    (0.95, 0.95, 0.92, "failed")])
-def test_stages_verdict(r2, r3, r4, want):
-    """Prediction 5: differences inside the spread (0.004) are no effect."""
-    assert derive.stages_verdict(r2, r3, r4, 0.9434, 0.9476) == want
-
-
-def test_blocks_per_sm_cc80():
-    """The CC 8.0 occupancy rules: 64 registers give 4 blocks, 70 give 3."""
-    assert [derive.blocks_per_sm_cc80(r) for r in (32, 64, 70, 128)] == \
-        [8, 4, 3, 2]
+@pytest.mark.parametrize("rule,args,want", RULES)
+def test_derive_rules(rule, args, want):
+    """Each of derive.py's rules gives its result for each case."""
+    assert getattr(derive, rule)(*args) == want
 
 
 def test_memcmp_verdict_fails_on_one_difference():
@@ -500,37 +527,12 @@ def test_lane_units_read_the_pattern_switch():
     assert got[2][8:10] == [1, 0]
 
 
-@pytest.mark.parametrize("width,lanes4,want", [
-    (16, 1, 2), (16, 2, 2), (16, 4, 4), (8, 1, 1), (8, 2, 1), (8, 4, 2),
-    (4, 4, 1)])
-def test_lds_wavefront_rule(width, lanes4, want):
-    """The rule: max(ceil(W/8), ceil(L W/16)); LDS.128 never below 2."""
-    assert derive.lds_wavefronts(width, lanes4) == want
-
-
-def test_lab_verdict_helpers():
-    """The seed's interval against 0.99, cuBLAS's faster mode, the lane
-    maps' ranges."""
-    assert [derive.interval_verdict(lo, hi, 0.99) for lo, hi in (
-        (0.99, 1.0), (0.98, 0.989), (0.989, 0.991))] == [
-        "held", "failed", "inconclusive"]
-    assert [derive.faster_mode(*q, 2.7, 2.8, 2.5, 2.6) for q in (
-        (.37, .38, .34, .35), (.33, .38, .34, .35), (.33, .34, .35, .36))] \
-        == ["pedantic", "pedantic or level", "mixed"]
-    assert derive.map_speed(1.0, 1.1, 2.0, 2.1, 0.8, 0.9, 1.8, 1.9) == \
-        "faster"
-    assert derive.map_speed(1.0, 1.1, 2.0, 2.1, 1.05, 1.2, 1.8, 1.9) == \
-        "no measurable effect"
-
-
 def test_depth_code_and_depth_helpers(tmp_path):
     """The swept kernel files' inner products grouped by digest per build,
     lettered, their IMAD.HI in the depths' order, where each equals the
     lesson's, where the lesson's builds agree and where its default build
     matches the profile; a missing line or an inner product of another
-    size is an error. A depth is clearly fastest only when its slowest
-    process beat every other's fastest; a kernel file is faster than the
-    lesson's only when that holds at every depth."""
+    size is an error."""
     m = manifest.load()
     d = m.depths.exercise
     lesson, other = [k.name for k in m.kernels if k.swept][:2]
@@ -567,15 +569,6 @@ def test_depth_code_and_depth_helpers(tmp_path):
         with pytest.raises(gpu_facts.EvidenceError, match="depth-code"):
             gpu_facts.depth_code_facts(str(tmp_path / "x"),
                                        gpu_facts.Sourced(profile), m)
-    assert derive.clear_fastest(d, 0.95, 0.96, 0.93, 0.94, 0.97, 0.98) == \
-        str(d[1])
-    assert derive.clear_fastest(d, 0.95, 0.96, 0.93, 0.951, 0.97, 0.98) == \
-        "none"
-    assert derive.against(0.93, 0.95, 0.92, 0.96, 0.93, 0.94, 0.92, 0.95) \
-        == "faster at every depth"
-    assert derive.against(0.93, 0.95, 0.92, 0.96, 0.95, 0.94, 0.92, 0.95) \
-        == "not at every depth"
-    assert derive.against(0.97, 0.95, 0.96, 0.955) == "slower at every depth"
 
 
 def test_lab_verdicts_follow_the_numbers():
