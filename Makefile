@@ -119,11 +119,10 @@ evidence-gpu: deps tangle ## GPU: re-measure everything the page shows
 	 [ -n "$$EVIDENCE_DRY_RUN" ] && exit $$rc; \
 	 $(PY) -m tools.gpu.gpu_facts evidence && exit $$rc
 ## pitfalls: check every pitfall fails as the page says (part needs a GPU)
-pitfalls: deps $(PITFALL_BINS) build/$(REFUSED).cu
-	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES)
 ## pitfalls-compile: no GPU: each pitfall fails in the CPU model as it should
-pitfalls-compile: deps $(PITFALL_BINS) build/$(REFUSED).cu
-	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) --compile-only
+pitfalls pitfalls-compile: deps $(PITFALL_BINS) build/$(REFUSED).cu
+	@$(PY) -m tools.gpu.pitfalls --arch $(ARCH) --stages $(STAGES) \
+	  $(if $(filter pitfalls-compile,$@),--compile-only)
 sm80-check: $(CK)/sm80-check-s$(STAGES).json ## no GPU: where the cp.async are
 	@cat $(CK)/sm80-check-s$(STAGES).txt
 stage-limits: $(CK)/stage-limits.json ## no GPU: what each depth costs

@@ -39,16 +39,6 @@ def tracked_texts():
     return out
 
 
-def experiment_names(m):
-    """The names an experiment goes by: its root's last part, its
-    synccheck name, its group's name."""
-    names = {g.name for g in m.groups}
-    for k in m.kernels:
-        if k.root.startswith("experiments/"):
-            names |= {k.root.rsplit("/", 1)[-1], k.name}
-    return names
-
-
 def lines_matching(pattern):
     """FILE:LINE: text of every line of tracked_texts() that pattern
     (a compiled regular expression) finds something in."""
@@ -59,8 +49,12 @@ def lines_matching(pattern):
 
 
 def test_only_the_manifest_names_the_experiments():
-    """No file outside ALLOWED names an experiment or a group."""
-    names = experiment_names(manifest.load())
+    """No file outside ALLOWED names an experiment (its root's last part,
+    its synccheck name) or a group."""
+    m = manifest.load()
+    names = {g.name for g in m.groups} | {
+        x for k in m.kernels if k.root.startswith("experiments/")
+        for x in (k.root.rsplit("/", 1)[-1], k.name)}
     assert len(names) >= 10
     word = re.compile(r"(?<![\w-])(%s)(?![\w-])" % "|".join(
         map(re.escape, sorted(names))))
