@@ -6,6 +6,7 @@ faked."""
 import os
 import pathlib
 import re
+import string
 import sys
 
 import pytest
@@ -236,19 +237,10 @@ def test_gpu_path(tmp_path, monkeypatch, capsys, rc, out, status):
 # Part 1: the stages in dynamic shared memory, at the deep depths.
 DEEP = "exercise: the stages in dynamic shared memory"
 DEEP_DEPTHS = ",".join(map(str, manifest.load().depths.deep))
-SOLUTION_BODY = """constexpr std::size_t kStageBytes = {bytes};
-
-__device__ __forceinline__ StageTiles* dynamicStages()
-{{
-    extern __shared__ {align}unsigned char dynamicSmem[];
-    return reinterpret_cast<StageTiles*>(dynamicSmem{offset});
-}}
-
-static cudaError_t allowDynamicShared(const void* kernel, std::size_t bytes)
-{{
-    return {allow};
-}}
-"""
+# Part 1's chunk as the page's solution has it, each $NAME a part that
+# DEEP_WRONG changes.
+SOLUTION_BODY = string.Template(pathlib.Path(
+    FIXTURES, "exercise", "deep-body.txt").read_text())
 RIGHT = dict(bytes="kStages * sizeof(StageTiles)", align="__align__(16) ",
              offset="", allow="cudaFuncSetAttribute(kernel, cudaFuncAttribute"
              "MaxDynamicSharedMemorySize, static_cast<int>(bytes))")
@@ -279,7 +271,7 @@ DEEP_WRONG = {
 def deep_student(folder, **change):
     """Part 1's chunk set to the solution with `change`, tangled; returns
     the model's command for build/exercises/deep-student.cu."""
-    chunk(folder, SOLUTION_BODY.format(**{**RIGHT, **change}), DEEP)
+    chunk(folder, SOLUTION_BODY.substitute(RIGHT, **change), DEEP)
     p = make(folder, "build/exercises/deep-student.cu", "build/kernels.h")
     assert p.returncode == 0, p.stdout + p.stderr
     return CHECK_MODEL + ["build/exercises/deep-student.cu", "--stages",
