@@ -153,18 +153,8 @@ def test_demo_back_links_and_pages(demo):
     assert '<script type="application/json"' not in notes
 
 
-MARKED = """---
-lit-pages:
-  - {name: index, title: One}
-  - {name: two, title: Two}
----
-
-Intro, [a link](#LINK).
-
-# A section {#a PAGE}
-
-Text.
-"""
+# marked.nw: two pages, a link (#LINK) to a section marked PAGE.
+MARKED = pathlib.Path(fixture("marked.nw")).read_text()
 
 
 def marked(link="a", page="page=two", text="Text.\n"):
