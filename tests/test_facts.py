@@ -275,15 +275,10 @@ def test_plots_ignore_user_settings(tmp_path, real_facts, clean_plots):
     MATPLOTLIBRC and in the working folder (fonts, decimal comma, grid,
     colours, backend) and MPLBACKEND leave every file byte for byte as
     it was; the same settings do change a plain matplotlib."""
-    rc = ("font.family: serif\nfont.size: 21\naxes.grid: True\n"
-          "axes.formatter.use_locale: True\nlines.linewidth: 7\n"
-          "axes.prop_cycle: cycler('color', ['r', 'g'])\n"
-          "svg.fonttype: path\nsvg.hashsalt: user\nfigure.dpi: 300\n"
-          "backend: pdf\n")
     home, cwd = tmp_path / "home", tmp_path / "cwd2"
     for d in (home / ".config" / "matplotlib", home / "mplconfig", cwd):
         d.mkdir(parents=True)
-        (d / "matplotlibrc").write_text(rc)
+        shutil.copy(os.path.join(FIXTURES, "matplotlibrc"), d)
     env = {**os.environ, "HOME": str(home), "MPLBACKEND": "pdf",
            "XDG_CONFIG_HOME": str(home / ".config"), "LC_ALL": "C.UTF-8",
            "MPLCONFIGDIR": str(home / "mplconfig"),

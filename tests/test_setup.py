@@ -17,7 +17,7 @@ import pytest
 
 import litkit
 
-from conftest import MAKE_ENV, REPO, checkout, make, run, sources
+from conftest import FIXTURES, MAKE_ENV, REPO, checkout, make, run, sources
 
 GOALS = [[], ["check"], ["sm80-check"], ["site"]]
 
@@ -297,15 +297,14 @@ def test_program_finds_its_toolkit(request):
 
 @pytest.mark.slow
 def test_user_settings_do_not_reach(tmp_path):
-    """A ~/.config/matplotlib/matplotlibrc (decimal comma, grid, other
-    font), MPLBACKEND, a pytest.ini with addopts in a folder above,
-    PYTEST_ADDOPTS, PYTHONPATH: the plots are the real build's, byte for
-    byte, and a test group runs as it should."""
+    """A ~/.config/matplotlib/matplotlibrc (tests/fixtures: decimal comma,
+    grid, other fonts), MPLBACKEND, a pytest.ini with addopts in a folder
+    above, PYTEST_ADDOPTS, PYTHONPATH: the plots are the real build's, byte
+    for byte, and a test group runs as it should."""
     home, parent = tmp_path / "home", tmp_path / "parent"
     (home / ".config" / "matplotlib").mkdir(parents=True)
-    (home / ".config" / "matplotlib" / "matplotlibrc").write_text(
-        "axes.formatter.use_locale: True\naxes.grid: True\n"
-        "font.family: monospace\nlines.linewidth: 5\n")
+    shutil.copy(os.path.join(FIXTURES, "matplotlibrc"),
+                home / ".config" / "matplotlib")
     parent.mkdir()
     (parent / "pytest.ini").write_text("[pytest]\naddopts = --cov=course\n")
     shadow = tmp_path / "shadow" / "tools"   # a package named tools
