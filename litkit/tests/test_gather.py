@@ -97,12 +97,10 @@ def test_malformed_schema_fails(tmp_path, line, expect):
 
 def test_formats_show_values_once():
     """FORMAT is the one place a value is rounded or worded."""
-    assert gather.show(77.25341, "{:.1f} %", "x") == "77.3 %"
-    assert gather.show(0.9448, "{:.3f}", "x") == "0.945"
-    assert gather.show(50231.2, "{:,.0f}", "x") == "50,231"
-    assert gather.show(True, "caught|missed", "x") == "caught"
-    assert gather.show(False, "caught|missed", "x") == "missed"
-    assert gather.show("held", "-", "x") == "held"
+    assert [gather.show(v, f, "x") for v, f in (
+        (77.25341, "{:.1f} %"), (0.9448, "{:.3f}"), (50231.2, "{:,.0f}"),
+        (True, "caught|missed"), (False, "caught|missed"), ("held", "-"))] \
+        == ["77.3 %", "0.945", "50,231", "caught", "missed", "held"]
     with pytest.raises(gather.GatherError):
         gather.show(1, "caught|missed", "x")
 
