@@ -3,6 +3,7 @@ does not compile in a scratch copy, the five wrong loops of issue 20 in the
 CPU model (tests/fixtures/exercise/loops), the solution, the GPU path
 faked."""
 
+import json
 import os
 import pathlib
 import re
@@ -241,31 +242,11 @@ DEEP_DEPTHS = ",".join(map(str, manifest.load().depths.deep))
 # DEEP_WRONG changes.
 SOLUTION_BODY = string.Template(pathlib.Path(
     FIXTURES, "exercise", "deep-body.txt").read_text())
-RIGHT = dict(bytes="kStages * sizeof(StageTiles)", align="__align__(16) ",
-             offset="", allow="cudaFuncSetAttribute(kernel, cudaFuncAttribute"
-             "MaxDynamicSharedMemorySize, static_cast<int>(bytes))")
-# Each wrong part 1 (the solution, one thing changed) and its message.
-DEEP_WRONG = {
-    "launch-too-small": (dict(bytes="(kStages - 1) * sizeof(StageTiles)"),
-                         r"STAGES=6, .*writes bytes 40960 to 40975 of "
-                         r"dynamic shared memory, past the 40960 bytes the "
-                         r"launch gives matmulTilePiped: the launch's bytes "
-                         r"\(kStageBytes\) must cover all 6 stages, 49152"),
-    "not-aligned": (dict(align=""), r"STAGES=6, .*its destination, byte 0 of "
-                    r"dynamic shared memory, is not 16-byte aligned: the "
-                    r"extern __shared__ array at day74\.nw:\d+ is declared "
-                    r"1-byte aligned"),
-    "carved-at-byte-8": (dict(offset=" + 8"), r"STAGES=6, .*byte 8 of dynamic "
-                      r"shared memory, is not 16-byte aligned"),
-    "not-allowed": (dict(allow="cudaSuccess"), r"STAGES=8, N=64 \(4 "
-                    r"K-slices\), the launch: the launch of matmulTilePiped "
-                    r"asks for 65536 bytes of dynamic shared memory, past "
-                    r"48 KiB, while its cudaFuncAttributeMaxDynamicShared"
-                    r"MemorySize is 0: the runtime refuses the launch"),
-    "past-opt-in": (dict(bytes="kStages * sizeof(StageTiles) * 4"),
-                    r"STAGES=8, N=64 \(4 K-slices\), the launch: the launch "
-                    r"of matmulTilePiped asks for 262144 bytes of dynamic "
-                    r"shared memory, past the 232448")}
+# The right values of its parts, and each wrong part 1 (one part changed)
+# with what the model must say.
+CASES = json.loads(pathlib.Path(FIXTURES, "exercise",
+                                "deep-cases.json").read_text())
+RIGHT, DEEP_WRONG = CASES["right"], CASES["wrong"]
 
 
 def deep_student(folder, **change):
