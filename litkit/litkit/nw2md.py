@@ -22,8 +22,9 @@ from pygments.lexers import get_lexer_by_name
 from pygments.token import STANDARD_TYPES
 
 USAGE = "usage: nw2md [-noindex] [-delay] [-shortxref|-longxref] < pipeline"
-# Options noweave may pass that change nothing here.
-IGNORED = ("-delay", "-shortxref", "-longxref", "-localindex")
+# Options noweave may pass that change nothing here (without -index, noweave
+# passes -noindex and the pipeline holds no index to show).
+IGNORED = ("-noindex", "-delay", "-shortxref", "-longxref", "-localindex")
 
 
 class PipelineError(Exception):
@@ -305,9 +306,8 @@ def html_list(cls, items):
 class Weaver:
     """Turns the parsed document into Pandoc Markdown."""
 
-    def __init__(self, parts, chunklist, index, with_index=True):
+    def __init__(self, parts, chunklist, index):
         self.parts, self.chunklist, self.index = parts, chunklist, index
-        self.with_index = with_index
         self.ids = set()
         self.anchor = {}          # noweb label -> our HTML id
         self.name_of = {}         # noweb label -> chunk name
@@ -423,7 +423,7 @@ class Weaver:
     def ident_link(self, name):
         """A link to an identifier's index entry, as HTML."""
         code = "<code>%s</code>" % esc(name)
-        if self.with_index and name in self.ident_id:
+        if name in self.ident_id:
             return '<a class="nwident" href="#%s">%s</a>' % (
                 self.ident_id[name], code)
         return code
@@ -446,7 +446,7 @@ class Weaver:
                 items.append(text + "</li>")
             out.append("## Code chunks {#nw-chunks}\n\n" +
                        html_list("nwchunks", items))
-        if self.with_index and self.index:
+        if self.index:
             items = []
             for label, name, defs, uses in sorted(
                     self.index, key=lambda e: (e[1].lstrip("_").lower(), e[1])):
@@ -477,15 +477,14 @@ class Weaver:
 def main(argv):
     """Entry point: read the pipeline from stdin, write Markdown to stdout."""
     for arg in argv[1:]:
-        if arg not in IGNORED + ("-noindex",):
+        if arg not in IGNORED:
             print("nw2md: unknown option %r\n%s" % (arg, USAGE),
                   file=sys.stderr)
             return 2
     try:
         stdin = open(sys.stdin.fileno(), encoding="utf-8", newline="\n")
         parts, chunklist, index = read_document(parse(stdin))
-        text = Weaver(parts, chunklist, index,
-                      "-noindex" not in argv[1:]).markdown()
+        text = Weaver(parts, chunklist, index).markdown()
     except (PipelineError, UnicodeDecodeError) as err:
         print("nw2md: error: %s" % err, file=sys.stderr)
         return 1
