@@ -242,8 +242,8 @@ DEEP_DEPTHS = ",".join(map(str, manifest.load().depths.deep))
 # DEEP_WRONG changes.
 SOLUTION_BODY = string.Template(pathlib.Path(
     FIXTURES, "exercise", "deep-body.txt").read_text())
-# The right values of its parts, and each wrong part 1 (one part changed)
-# with what the model must say.
+# The right values of its parts, each wrong part 1 (one part changed) with
+# what the model must say, and the PTX check's cases.
 CASES = json.loads(pathlib.Path(FIXTURES, "exercise",
                                 "deep-cases.json").read_text())
 RIGHT, DEEP_WRONG = CASES["right"], CASES["wrong"]
@@ -303,15 +303,7 @@ def test_deep_stub_and_right_chunk(scratch):
         p.stdout
 
 
-@pytest.mark.parametrize("ptx,status,out", [
-    (".extern .shared .align 16 .b8 _ZZ13dynamicStagesvE11dynamicSmem[];",
-     0, "PASS the PTX declares dynamic shared memory (.extern .shared "
-     ".align 16)"),
-    (".extern .shared .align 1 .b8 _ZZ13dynamicStagesvE11dynamicSmem[];",
-     1, "FAIL your kernel: the PTX declares dynamic shared memory aligned "
-     "to 1 bytes; the 16-byte cp.async needs 16."),
-    (".shared .align 16 .b8 _ZZ15matmulTilePipedE5stage[16384];", 1,
-     "FAIL your kernel: the PTX declares no dynamic shared memory")])
+@pytest.mark.parametrize("ptx,status,out", CASES["ptx"])
 def test_deep_ptx(capsys, ptx, status, out):
     """Part 1's PTX check: dynamic shared memory, 16-byte aligned."""
     assert ec.deep_ptx("\n" + ptx + "\n", "your kernel") == status
