@@ -65,12 +65,8 @@ def test_pandoc_reads_the_facts(tmp_path):
     assert q.returncode == 0, q.stderr
     assert set(json.loads(q.stdout)["meta"]["facts"]["c"]) == \
         set(doc["facts"])
-    lua = tmp_path / "show.lua"
-    lua.write_text("function Meta(m) for k, v in pairs(m.facts) do\n"
-                   "  io.stderr:write(k, '|', pandoc.utils.stringify(v.text),"
-                   " '|', pandoc.utils.stringify(v['from']), '\\n') end end\n")
     q = run([pandoc, "-f", "json", "-t", "plain", "--metadata-file", out,
-             "--lua-filter", str(lua), "-o", os.devnull],
+             "--lua-filter", os.path.join(FIX, "show.lua"), "-o", os.devnull],
             input=run([pandoc, "-t", "json"], input="").stdout)
     assert q.returncode == 0, q.stderr
     shown = dict(line.split("|", 1) for line in q.stderr.split("\n") if line)
