@@ -469,6 +469,136 @@ void blockOn(Block b, long seq, Site s)
     me.st = RUN;
 }
 
+void entry()
+{
+    matmulTilePiped(A.data(), B.data(), C.data(), n);
+    th[cur].st = DONE;
+}
+
+void resume(int t)
+{
+    cur = t;
+    threadIdx = dim3(static_cast<unsigned>(t));
+    swapcontext(&mainCtx, &th[t].ctx);
+}
+
+// All threads that can go on are stuck: a barrier to release, or a hang.
+bool release()
+{
+    std::vector<int> bar, done, other;
+    for (int t = 0; t < T; ++t)
+        (th[t].st == BAR ? bar : th[t].st == DONE ? done : other)
+            .push_back(t);
+    if (bar.size() == static_cast<std::size_t>(T)) {
+        // PTX ISA, "bar, barrier": bar.sync (__syncthreads()) is
+        // barrier.sync.aligned, so every thread of the CTA must execute the
+        // same barrier instruction: a release that mixes call sites fails.
+        auto same = [](Site x, Site y) {
+            return x.line == y.line && !std::strcmp(x.file, y.file);
+        };
+        for (int t = 1; t < T; ++t) {
+            const Site a = th[0].at, b = th[t].at;
+            if (same(a, b))
+                continue;
+            std::vector<int> here, there;
+            for (int u = 0; u < T; ++u)
+                if (same(th[u].at, a))
+                    here.push_back(u);
+                else if (same(th[u].at, b))
+                    there.push_back(u);
+            failure = fmt("divergent barrier: %s wait at __syncthreads() at "
+                          "%s and %s at %s; bar.sync is aligned, every "
+                          "thread of the block must reach the same barrier "
+                          "statement (PTX ISA, bar, barrier)",
+                          threads(here).c_str(), at(a).c_str(),
+                          threads(there).c_str(), at(b).c_str());
+            return false;
+        }
+        std::vector<uint32_t> m(T, 0);
+        for (int t = 0; t < T; ++t)
+            join(m, vc[t]);
+        for (int t = 0; t < T; ++t) {
+            vc[t] = m;
+            ++vc[t][t];
+            th[t].st = RUN;
+        }
+        return true;
+    }
+    std::string msg = "the block hangs:";
+    if (!bar.empty())
+        msg += fmt(" %s wait at __syncthreads() (%s)", threads(bar).c_str(),
+                   at(th[bar[0]].at).c_str());
+    for (int t : other) {
+        const Thread& me = th[t];
+        std::vector<int> same, missing;
+        for (int u : other)
+            if (th[u].st == me.st && th[u].seq == me.seq &&
+                th[u].at.line == me.at.line)
+                same.push_back(u);
+        if (same[0] != t)
+            continue;
+        const long seq = me.st == ACQ ? me.seq - pipeStages : me.seq;
+        for (int u = 0; u < T; ++u)
+            if ((me.st == WAIT ? th[u].head : th[u].tail) <= seq)
+                missing.push_back(u);
+        msg += fmt("%s %s wait at %s (%s) for stage %ld (its use %ld)",
+                   bar.empty() && same[0] == other[0] ? "" : ";",
+                   threads(same).c_str(), me.st == WAIT ? "consumer_wait()"
+                   : "producer_acquire()", at(me.at).c_str(),
+                   seq % pipeStages, seq);
+        msg += fmt(", which %s never %s", threads(missing).c_str(),
+                   me.st == WAIT ? "committed (producer_commit)"
+                                 : "released (consumer_release)");
+    }
+    if (!done.empty())
+        msg += fmt("; %s returned", threads(done).c_str());
+    failure = msg;
+    return false;
+}
+
+bool runBlock(const std::vector<int>& order)
+{
+    const std::size_t nWords = (__stop_lit_shared - __start_lit_shared) / 4;
+    float* sh = reinterpret_cast<float*>(__start_lit_shared);
+    words.assign(nWords, Word());
+    for (std::size_t i = 0; i < nWords; ++i)
+        sh[i] = token(i);   // poison: every read of shared memory is checked
+    copies.clear(), uses.clear(), failure.clear(), trace.clear();
+    pipeStages = 0;
+    vc.assign(T, std::vector<uint32_t>(T, 0));
+    th.resize(T);
+    for (int t = 0; t < T; ++t) {
+        Thread& me = th[t];
+        me = Thread();
+        if (stacks.size() <= static_cast<std::size_t>(t))
+            stacks.emplace_back(new char[kStack]);
+        vc[t][t] = 1;
+        getcontext(&me.ctx);
+        me.ctx.uc_stack.ss_sp = stacks[t].get();
+        me.ctx.uc_stack.ss_size = kStack;
+        me.ctx.uc_link = &mainCtx;
+        makecontext(&me.ctx, entry, 0);
+    }
+    for (;;) {
+        bool any = false;
+        for (int t : order)
+            if (ready(th[t])) {
+                th[t].st = RUN;
+                resume(t);
+                if (!failure.empty())
+                    return false;
+                any = true;
+            }
+        if (any)
+            continue;
+        if (std::all_of(th.begin(), th.end(),
+                        [](const Thread& x) { return x.st == DONE; }))
+            return true;
+        if (!release())
+            return false;
+    }
+}
+
 }  // namespace
 
 // ---- the primitives (lit_gpu.h) --------------------------------------------
@@ -628,139 +758,6 @@ void launched(const void* kernel, std::size_t bytes)
                                  "runtime refuses the launch", maxDynamic);
 }
 
-namespace {
-
-void entry()
-{
-    matmulTilePiped(A.data(), B.data(), C.data(), n);
-    th[cur].st = DONE;
-}
-
-void resume(int t)
-{
-    cur = t;
-    threadIdx = dim3(static_cast<unsigned>(t));
-    swapcontext(&mainCtx, &th[t].ctx);
-}
-
-// All threads that can go on are stuck: a barrier to release, or a hang.
-bool release()
-{
-    std::vector<int> bar, done, other;
-    for (int t = 0; t < T; ++t)
-        (th[t].st == BAR ? bar : th[t].st == DONE ? done : other)
-            .push_back(t);
-    if (bar.size() == static_cast<std::size_t>(T)) {
-        // PTX ISA, "bar, barrier": bar.sync (__syncthreads()) is
-        // barrier.sync.aligned, so every thread of the CTA must execute the
-        // same barrier instruction: a release that mixes call sites fails.
-        auto same = [](Site x, Site y) {
-            return x.line == y.line && !std::strcmp(x.file, y.file);
-        };
-        for (int t = 1; t < T; ++t) {
-            const Site a = th[0].at, b = th[t].at;
-            if (same(a, b))
-                continue;
-            std::vector<int> here, there;
-            for (int u = 0; u < T; ++u)
-                if (same(th[u].at, a))
-                    here.push_back(u);
-                else if (same(th[u].at, b))
-                    there.push_back(u);
-            failure = fmt("divergent barrier: %s wait at __syncthreads() at "
-                          "%s and %s at %s; bar.sync is aligned, every "
-                          "thread of the block must reach the same barrier "
-                          "statement (PTX ISA, bar, barrier)",
-                          threads(here).c_str(), at(a).c_str(),
-                          threads(there).c_str(), at(b).c_str());
-            return false;
-        }
-        std::vector<uint32_t> m(T, 0);
-        for (int t = 0; t < T; ++t)
-            join(m, vc[t]);
-        for (int t = 0; t < T; ++t) {
-            vc[t] = m;
-            ++vc[t][t];
-            th[t].st = RUN;
-        }
-        return true;
-    }
-    std::string msg = "the block hangs:";
-    if (!bar.empty())
-        msg += fmt(" %s wait at __syncthreads() (%s)", threads(bar).c_str(),
-                   at(th[bar[0]].at).c_str());
-    for (int t : other) {
-        const Thread& me = th[t];
-        std::vector<int> same, missing;
-        for (int u : other)
-            if (th[u].st == me.st && th[u].seq == me.seq &&
-                th[u].at.line == me.at.line)
-                same.push_back(u);
-        if (same[0] != t)
-            continue;
-        const long seq = me.st == ACQ ? me.seq - pipeStages : me.seq;
-        for (int u = 0; u < T; ++u)
-            if ((me.st == WAIT ? th[u].head : th[u].tail) <= seq)
-                missing.push_back(u);
-        msg += fmt("%s %s wait at %s (%s) for stage %ld (its use %ld)",
-                   bar.empty() && same[0] == other[0] ? "" : ";",
-                   threads(same).c_str(), me.st == WAIT ? "consumer_wait()"
-                   : "producer_acquire()", at(me.at).c_str(),
-                   seq % pipeStages, seq);
-        msg += fmt(", which %s never %s", threads(missing).c_str(),
-                   me.st == WAIT ? "committed (producer_commit)"
-                                 : "released (consumer_release)");
-    }
-    if (!done.empty())
-        msg += fmt("; %s returned", threads(done).c_str());
-    failure = msg;
-    return false;
-}
-
-bool runBlock(const std::vector<int>& order)
-{
-    const std::size_t nWords = (__stop_lit_shared - __start_lit_shared) / 4;
-    float* sh = reinterpret_cast<float*>(__start_lit_shared);
-    words.assign(nWords, Word());
-    for (std::size_t i = 0; i < nWords; ++i)
-        sh[i] = token(i);   // poison: every read of shared memory is checked
-    copies.clear(), uses.clear(), failure.clear(), trace.clear();
-    pipeStages = 0;
-    vc.assign(T, std::vector<uint32_t>(T, 0));
-    th.resize(T);
-    for (int t = 0; t < T; ++t) {
-        Thread& me = th[t];
-        me = Thread();
-        if (stacks.size() <= static_cast<std::size_t>(t))
-            stacks.emplace_back(new char[kStack]);
-        vc[t][t] = 1;
-        getcontext(&me.ctx);
-        me.ctx.uc_stack.ss_sp = stacks[t].get();
-        me.ctx.uc_stack.ss_size = kStack;
-        me.ctx.uc_link = &mainCtx;
-        makecontext(&me.ctx, entry, 0);
-    }
-    for (;;) {
-        bool any = false;
-        for (int t : order)
-            if (ready(th[t])) {
-                th[t].st = RUN;
-                resume(t);
-                if (!failure.empty())
-                    return false;
-                any = true;
-            }
-        if (any)
-            continue;
-        if (std::all_of(th.begin(), th.end(),
-                        [](const Thread& x) { return x.st == DONE; }))
-            return true;
-        if (!release())
-            return false;
-    }
-}
-
-}  // namespace
 }  // namespace lit
 
 int main(int argc, char** argv)
