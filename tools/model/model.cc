@@ -269,6 +269,31 @@ std::string copyName(const Copy& c)
     fail(msg);
 }
 
+// Why copy c, still pending, has not landed for thread t.
+std::string notLanded(int t, const Copy& c)
+{
+    if (c.mech == PIPE)
+        return fmt("it lands when a consumer_wait() for that stage returns, "
+                   "and thread %d has not waited for it (%s)", t,
+                   lastWait(t).c_str());
+    if (c.seq < 0)
+        return fmt("it was never committed (__pipeline_commit), so no wait "
+                   "covers it; %s", lastWait(t).c_str());
+    if (c.thread == t && c.waits == th[t].waits)
+        return fmt("thread %d issued it (and committed its group at %s) "
+                   "after its last wait, so no wait covers it yet (%s)", t,
+                   at(c.commit).c_str(), lastWait(t).c_str());
+    if (c.thread == t)
+        return fmt("its group (committed at %s) is still in flight: %s, "
+                   "which leaves up to %ld of its newest groups in flight, "
+                   "this one among them", at(c.commit).c_str(),
+                   lastWait(t).c_str(), th[t].waitN);
+    return fmt("it lands only at thread %d's wait that covers its group"
+               " (committed at %s), which thread %d has not reached; %s",
+               c.thread, at(c.commit).c_str(), c.thread,
+               lastWait(c.thread).c_str());
+}
+
 float readWord(std::size_t i)
 {
     const int t = cur;
@@ -288,32 +313,10 @@ float readWord(std::size_t i)
                      c.tile, place(i).c_str(), at(c.issue).c_str(),
                      copies[w.prev].slice, t, c.thread,
                      lastBar(c.thread).c_str()));
-    if (w.state == PENDING) {
-        std::string why;
-        if (c.mech == PIPE)
-            why = fmt("it lands when a consumer_wait() for that stage "
-                      "returns, and thread %d has not waited for it (%s)", t,
-                      lastWait(t).c_str());
-        else if (c.seq < 0)
-            why = fmt("it was never committed (__pipeline_commit), so no "
-                      "wait covers it; %s", lastWait(t).c_str());
-        else if (c.thread == t && c.waits == th[t].waits)
-            why = fmt("thread %d issued it (and committed its group at %s) "
-                      "after its last wait, so no wait covers it yet (%s)",
-                      t, at(c.commit).c_str(), lastWait(t).c_str());
-        else if (c.thread == t)
-            why = fmt("its group (committed at %s) is still in flight: %s, "
-                      "which leaves up to %ld of its newest groups in flight, "
-                      "this one among them", at(c.commit).c_str(),
-                      lastWait(t).c_str(), th[t].waitN);
-        else
-            why = fmt("it lands only at thread %d's wait that covers its group"
-                      " (committed at %s), which thread %d has not reached; "
-                      "%s", c.thread, at(c.commit).c_str(), c.thread,
-                      lastWait(c.thread).c_str());
+    if (w.state == PENDING)
         failRead(fmt("thread %d reads %s before %s has landed: %s", t,
-                     place(i).c_str(), copyName(c).c_str(), why.c_str()));
-    }
+                     place(i).c_str(), copyName(c).c_str(),
+                     notLanded(t, c).c_str()));
     if (!visible(t, c))
         failRead(fmt("race: thread %d reads %s, written by %s, which "
                      "landed at thread %d's %s at %s, and no __syncthreads() "
@@ -322,13 +325,12 @@ float readWord(std::size_t i)
                      c.mech == PIPE ? "consumer_wait()"
                                     : "__pipeline_wait_prior",
                      at(c.land).c_str(), t, lastBar(t).c_str()));
-    const uint32_t now = vc[t][t];
-    auto r = std::find_if(w.reads.begin(), w.reads.end(),
-                          [t](const Read& x) { return x.thread == t; });
-    if (r == w.reads.end())
-        w.reads.push_back({t, now});
-    else
-        r->epoch = now;
+    for (Read& r : w.reads)   // since the last copy: each thread's latest
+        if (r.thread == t) {
+            r.epoch = vc[t][t];
+            return w.value;
+        }
+    w.reads.push_back({t, vc[t][t]});
     return w.value;
 }
 
@@ -338,66 +340,23 @@ float operand(float x)
     return isToken(x, &i) && i < words.size() ? readWord(i) : x;
 }
 
-// A copy issued: PTX ISA, cp.async: from its issue to
-// its completion the destination's bytes are being written, in no order
-// with other accesses; so no other thread may read or write them then
-// unless ordered before the issue, nor another copy be in flight to them.
-// seq: the copy's stage use (PIPE), or -1 until its commit (GROUP).
-void issue(Site s, void* dst, const void* src, std::size_t bytes,
-           std::size_t zfill, Mech mech, long seq)
+// The matrix a copy of `count` words from f reads, 'A' or 'B', and the
+// offset of its first word in it.
+std::pair<char, std::size_t> source(Site s, const float* f, std::size_t count)
 {
-    claim(mech, mech == PIPE ? "cuda::memcpy_async"
-                             : "__pipeline_memcpy_async", s);
-    const int t = cur;
-    char* d = static_cast<char*>(dst);
-    const float* f = static_cast<const float*>(src);
-    const std::size_t nn = static_cast<std::size_t>(n) * n;
-    if (!(bytes == 4 || bytes == 8 || bytes == 16) || zfill > bytes)
-        fail(fmt("thread %d copies %zu bytes at %s: cp.async copies 4, 8 or "
-                 "16", t, bytes, at(s).c_str()));
-    const bool dynamic = d >= dynamicArea &&
-                         d < dynamicArea + sizeof dynamicArea;
-    if (dynamic && reinterpret_cast<std::uintptr_t>(d) % bytes)
-        fail(fmt("thread %d's copy at %s: its destination, byte %ld of "
-                 "dynamic shared memory, is not %zu-byte aligned: the "
-                 "extern __shared__ array at %s is declared %zu-byte "
-                 "aligned, and that is all its address is promised", t,
-                 at(s).c_str(), static_cast<long>(d - dynBase), bytes,
-                 at(dynSite).c_str(), dynAlign));
-    if (d < __start_lit_shared || d + bytes > __stop_lit_shared ||
-        reinterpret_cast<std::uintptr_t>(d) % bytes ||
-        reinterpret_cast<std::uintptr_t>(src) % bytes)
-        fail(fmt("thread %d's copy at %s: the destination is not shared "
-                 "memory, or a pointer is not %zu-byte aligned", t,
-                 at(s).c_str(), bytes));
-    Copy c;
-    char tile;
-    std::size_t off;
-    if (f >= A.data() && f + bytes / 4 <= A.data() + nn)
-        tile = 'A', off = f - A.data();
-    else if (f >= B.data() && f + bytes / 4 <= B.data() + nn)
-        tile = 'B', off = f - B.data();
-    else
-        fail(fmt("thread %d's copy at %s reads outside A and B", t,
-                 at(s).c_str()));
-    c.thread = t, c.tile = tile, c.mech = mech, c.seq = seq, c.issue = s;
-    c.waits = th[t].waits;
-    c.slice = static_cast<int>((tile == 'A' ? off % n : off / n) /
-                               lit_block_k);
-    c.first = (d - __start_lit_shared) / 4, c.count = bytes / 4;
-    const std::string what = fmt(
-        "thread %d's copy of K-slice %d's %c into %s (%s)", t, c.slice,
-        tile, place(c.first).c_str(), at(s).c_str());
-    if (dynamic && (!dynBase || d < dynBase || d + bytes > dynBase +
-                    dynBytes))
-        fail(what + fmt(" writes bytes %ld to %ld of dynamic shared memory, "
-                        "past the %zu bytes the launch gives "
-                        "matmulTilePiped: the launch's bytes (kStageBytes) "
-                        "must cover all %d stages, %zu bytes",
-                        static_cast<long>(d - dynBase),
-                        static_cast<long>(d - dynBase + bytes) - 1, dynBytes,
-                        lit_stages, lit_stages * lit_stage_bytes));
-    const int id = static_cast<int>(copies.size());
+    for (const std::vector<float>* m : {&A, &B})
+        if (f >= m->data() && f + count <= m->data() + m->size())
+            return {m == &A ? 'A' : 'B', f - m->data()};
+    fail(fmt("thread %d's copy at %s reads outside A and B", cur,
+             at(s).c_str()));
+}
+
+// Copy id (c, described by what) starts writing its words: f's first
+// `kept` words, zeros after (see issue()).
+void writeWords(int id, const Copy& c, const std::string& what,
+                const float* f, std::size_t kept)
+{
+    const int t = c.thread;
     for (std::size_t i = c.first; i < c.first + c.count; ++i) {
         Word& w = words[i];
         if (w.state == PENDING)
@@ -417,9 +376,63 @@ void issue(Site s, void* dst, const void* src, std::size_t bytes,
                          lastBar(t).c_str(), r.thread));
         w.state = PENDING;
         w.prev = std::exchange(w.copy, id);
-        w.value = i - c.first < (bytes - zfill) / 4 ? f[i - c.first] : 0.0f;
+        w.value = i - c.first < kept ? f[i - c.first] : 0.0f;
         w.reads.clear();
     }
+}
+
+// A copy issued: PTX ISA, cp.async: from its issue to
+// its completion the destination's bytes are being written, in no order
+// with other accesses; so no other thread may read or write them then
+// unless ordered before the issue, nor another copy be in flight to them.
+// seq: the copy's stage use (PIPE), or -1 until its commit (GROUP).
+void issue(Site s, void* dst, const void* src, std::size_t bytes,
+           std::size_t zfill, Mech mech, long seq)
+{
+    claim(mech, mech == PIPE ? "cuda::memcpy_async"
+                             : "__pipeline_memcpy_async", s);
+    const int t = cur;
+    char* d = static_cast<char*>(dst);
+    const float* f = static_cast<const float*>(src);
+    if (!(bytes == 4 || bytes == 8 || bytes == 16) || zfill > bytes)
+        fail(fmt("thread %d copies %zu bytes at %s: cp.async copies 4, 8 or "
+                 "16", t, bytes, at(s).c_str()));
+    const bool dynamic = d >= dynamicArea &&
+                         d < dynamicArea + sizeof dynamicArea;
+    if (dynamic && reinterpret_cast<std::uintptr_t>(d) % bytes)
+        fail(fmt("thread %d's copy at %s: its destination, byte %ld of "
+                 "dynamic shared memory, is not %zu-byte aligned: the "
+                 "extern __shared__ array at %s is declared %zu-byte "
+                 "aligned, and that is all its address is promised", t,
+                 at(s).c_str(), static_cast<long>(d - dynBase), bytes,
+                 at(dynSite).c_str(), dynAlign));
+    if (d < __start_lit_shared || d + bytes > __stop_lit_shared ||
+        reinterpret_cast<std::uintptr_t>(d) % bytes ||
+        reinterpret_cast<std::uintptr_t>(src) % bytes)
+        fail(fmt("thread %d's copy at %s: the destination is not shared "
+                 "memory, or a pointer is not %zu-byte aligned", t,
+                 at(s).c_str(), bytes));
+    const auto [tile, off] = source(s, f, bytes / 4);
+    Copy c;
+    c.thread = t, c.tile = tile, c.mech = mech, c.seq = seq, c.issue = s;
+    c.waits = th[t].waits;
+    c.slice = static_cast<int>((tile == 'A' ? off % n : off / n) /
+                               lit_block_k);
+    c.first = (d - __start_lit_shared) / 4, c.count = bytes / 4;
+    const std::string what = fmt(
+        "thread %d's copy of K-slice %d's %c into %s (%s)", t, c.slice,
+        tile, place(c.first).c_str(), at(s).c_str());
+    if (dynamic && (!dynBase || d < dynBase || d + bytes > dynBase +
+                    dynBytes))
+        fail(what + fmt(" writes bytes %ld to %ld of dynamic shared memory, "
+                        "past the %zu bytes the launch gives "
+                        "matmulTilePiped: the launch's bytes (kStageBytes) "
+                        "must cover all %d stages, %zu bytes",
+                        static_cast<long>(d - dynBase),
+                        static_cast<long>(d - dynBase + bytes) - 1, dynBytes,
+                        lit_stages, lit_stages * lit_stage_bytes));
+    const int id = static_cast<int>(copies.size());
+    writeWords(id, c, what, f, (bytes - zfill) / 4);
     copies.push_back(c);
     th[t].open.push_back(id);
     ++th[t].flying[c.slice];
@@ -467,6 +480,209 @@ void blockOn(Block b, long seq, Site s)
     while (!ready(me))
         yield();
     me.st = RUN;
+}
+
+void entry()
+{
+    matmulTilePiped(A.data(), B.data(), C.data(), n);
+    th[cur].st = DONE;
+}
+
+// The threads whose state p accepts, in order.
+template <class P> std::vector<int> threadsWhere(P p)
+{
+    std::vector<int> ts;
+    for (int t = 0; t < T; ++t)
+        if (p(th[t]))
+            ts.push_back(t);
+    return ts;
+}
+
+// Why the block hangs: bar, the threads at a barrier; the others wait in
+// the pipeline, grouped by where and what, or have returned.
+std::string hang(const std::vector<int>& bar)
+{
+    std::string msg = "the block hangs:";
+    if (!bar.empty())
+        msg += fmt(" %s wait at __syncthreads() (%s)", threads(bar).c_str(),
+                   at(th[bar[0]].at).c_str());
+    for (int t = 0; t < T; ++t) {
+        const Thread& me = th[t];
+        const std::vector<int> same = threadsWhere([&me](const Thread& u) {
+            return u.st == me.st && u.seq == me.seq && u.at.line == me.at.line;
+        });
+        if (me.st == BAR || me.st == DONE || same[0] != t)
+            continue;
+        const long seq = me.st == ACQ ? me.seq - pipeStages : me.seq;
+        const std::vector<int> missing = threadsWhere([&](const Thread& u) {
+            return (me.st == WAIT ? u.head : u.tail) <= seq;
+        });
+        msg += fmt("%s %s wait at %s (%s) for stage %ld (its use %ld)",
+                   msg.back() == ':' ? "" : ";", threads(same).c_str(),
+                   me.st == WAIT ? "consumer_wait()" : "producer_acquire()",
+                   at(me.at).c_str(), seq % pipeStages, seq);
+        msg += fmt(", which %s never %s", threads(missing).c_str(),
+                   me.st == WAIT ? "committed (producer_commit)"
+                                 : "released (consumer_release)");
+    }
+    const std::vector<int> done =
+        threadsWhere([](const Thread& x) { return x.st == DONE; });
+    if (!done.empty())
+        msg += fmt("; %s returned", threads(done).c_str());
+    return msg;
+}
+
+// All threads that can go on are stuck: a barrier to release, or a hang.
+bool release()
+{
+    const std::vector<int> bar =
+        threadsWhere([](const Thread& x) { return x.st == BAR; });
+    if (bar.size() != static_cast<std::size_t>(T)) {
+        failure = hang(bar);
+        return false;
+    }
+    // PTX ISA, "bar, barrier": bar.sync (__syncthreads()) is
+    // barrier.sync.aligned, so every thread of the CTA must execute the
+    // same barrier instruction: a release that mixes call sites fails.
+    auto there = [](Site s) {   // "threads 0-127": those waiting at s
+        return threads(threadsWhere([s](const Thread& x) {
+            return x.at.line == s.line && !std::strcmp(x.at.file, s.file);
+        }));
+    };
+    for (int t = 1; t < T; ++t) {
+        const Site a = th[0].at, b = th[t].at;
+        if (a.line == b.line && !std::strcmp(a.file, b.file))
+            continue;
+        failure = fmt("divergent barrier: %s wait at __syncthreads() at "
+                      "%s and %s at %s; bar.sync is aligned, every "
+                      "thread of the block must reach the same barrier "
+                      "statement (PTX ISA, bar, barrier)", there(a).c_str(),
+                      at(a).c_str(), there(b).c_str(), at(b).c_str());
+        return false;
+    }
+    std::vector<uint32_t> m(T, 0);
+    for (int t = 0; t < T; ++t)
+        join(m, vc[t]);
+    for (int t = 0; t < T; ++t) {
+        vc[t] = m;
+        ++vc[t][t];
+        th[t].st = RUN;
+    }
+    return true;
+}
+
+bool runBlock(const std::vector<int>& order)
+{
+    const std::size_t nWords = (__stop_lit_shared - __start_lit_shared) / 4;
+    float* sh = reinterpret_cast<float*>(__start_lit_shared);
+    words.assign(nWords, Word());
+    for (std::size_t i = 0; i < nWords; ++i)
+        sh[i] = token(i);   // poison: every read of shared memory is checked
+    copies.clear(), uses.clear(), failure.clear(), trace.clear();
+    pipeStages = 0;
+    vc.assign(T, std::vector<uint32_t>(T, 0));
+    th.resize(T);
+    for (int t = 0; t < T; ++t) {
+        Thread& me = th[t];
+        me = Thread();
+        if (stacks.size() <= static_cast<std::size_t>(t))
+            stacks.emplace_back(new char[kStack]);
+        vc[t][t] = 1;
+        getcontext(&me.ctx);
+        me.ctx.uc_stack.ss_sp = stacks[t].get();
+        me.ctx.uc_stack.ss_size = kStack;
+        me.ctx.uc_link = &mainCtx;
+        makecontext(&me.ctx, entry, 0);
+    }
+    for (;;) {
+        bool any = false;
+        for (int t : order)
+            if (ready(th[t])) {
+                th[t].st = RUN;
+                cur = t;
+                threadIdx = dim3(static_cast<unsigned>(t));
+                swapcontext(&mainCtx, &th[t].ctx);
+                if (!failure.empty())
+                    return false;
+                any = true;
+            }
+        if (any)
+            continue;
+        if (std::all_of(th.begin(), th.end(),
+                        [](const Thread& x) { return x.st == DONE; }))
+            return true;
+        if (!release())
+            return false;
+    }
+}
+
+// The last block's tile of C against the exact product: "" if it matches,
+// else why not.
+std::string wrongTile()
+{
+    const int r0 = (n / lit_tile - 1) * lit_tile;
+    for (int i = r0; i < r0 + lit_tile; ++i)
+        for (int j = r0; j < r0 + lit_tile; ++j) {
+            float want = 0;
+            for (int k = 0; k < n; ++k)
+                want += A[i * n + k] * B[k * n + j];
+            if (std::isnan(C[i * n + j]))
+                return fmt("C[%d][%d] is NaN: the loop uses a value of shared "
+                           "memory other than through computeTile's "
+                           "__fmaf_rn, which the model cannot check", i, j);
+            if (C[i * n + j] != want)
+                return fmt("the loop keeps the copy rules, yet C[%d][%d] is "
+                           "%g where the product is %g: it computes on the "
+                           "wrong slices", i, j,
+                           static_cast<double>(C[i * n + j]),
+                           static_cast<double>(want));
+        }
+    return "";
+}
+
+// One size: the program's launch, then the last block in each order; prints
+// a FAIL line and returns false at the first failure.
+bool runSize(int size, int* runs)
+{
+    n = size;
+    const int g = n / lit_tile;
+    gridDim = dim3(g, g);
+    blockIdx = dim3(g - 1, g - 1);   // the last block: offsets at work
+    A.assign(static_cast<std::size_t>(n) * n, 0);
+    B = A;
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < n; ++k) {   // small integers: sums exact
+            A[i * n + k] = static_cast<float>((i * 7 + k * 3) % 5 - 2);
+            B[i * n + k] = static_cast<float>((i * 5 + k * 11) % 7 - 3);
+        }
+    launchError.clear();
+    const int err = lit_launch_piped(A.data(), B.data(), C.data(), n);
+    if (err || !launchError.empty()) {
+        std::printf("FAIL\t%d\tlaunch\t%s\t\n", n, launchError.empty()
+                    ? fmt("the program's launch of matmulTilePiped "
+                          "returned error %d", err).c_str()
+                    : launchError.c_str());
+        return false;
+    }
+    const char* names[] = {"lockstep", "forward", "reverse", "shuffled"};
+    for (int o = 0; o < 4; ++o) {
+        std::vector<int> order(T);
+        for (int t = 0; t < T; ++t)
+            order[t] = o == 2 ? T - 1 - t : t;
+        std::mt19937 gen(20);   // raw outputs: the same everywhere
+        for (int t = T - 1; o == 3 && t > 0; --t)   // Fisher-Yates
+            std::swap(order[t], order[gen() % (t + 1)]);
+        lockstep = o == 0;
+        C.assign(A.size(), 0);
+        const std::string why = runBlock(order) ? wrongTile() : failure;
+        if (!why.empty()) {   // trace: "" unless a read failed
+            std::printf("FAIL\t%d\t%s\t%s\t%s\n", n, names[o], why.c_str(),
+                        trace.c_str());
+            return false;
+        }
+        ++*runs;
+    }
+    return true;
 }
 
 }  // namespace
@@ -628,139 +844,6 @@ void launched(const void* kernel, std::size_t bytes)
                                  "runtime refuses the launch", maxDynamic);
 }
 
-namespace {
-
-void entry()
-{
-    matmulTilePiped(A.data(), B.data(), C.data(), n);
-    th[cur].st = DONE;
-}
-
-void resume(int t)
-{
-    cur = t;
-    threadIdx = dim3(static_cast<unsigned>(t));
-    swapcontext(&mainCtx, &th[t].ctx);
-}
-
-// All threads that can go on are stuck: a barrier to release, or a hang.
-bool release()
-{
-    std::vector<int> bar, done, other;
-    for (int t = 0; t < T; ++t)
-        (th[t].st == BAR ? bar : th[t].st == DONE ? done : other)
-            .push_back(t);
-    if (bar.size() == static_cast<std::size_t>(T)) {
-        // PTX ISA, "bar, barrier": bar.sync (__syncthreads()) is
-        // barrier.sync.aligned, so every thread of the CTA must execute the
-        // same barrier instruction: a release that mixes call sites fails.
-        auto same = [](Site x, Site y) {
-            return x.line == y.line && !std::strcmp(x.file, y.file);
-        };
-        for (int t = 1; t < T; ++t) {
-            const Site a = th[0].at, b = th[t].at;
-            if (same(a, b))
-                continue;
-            std::vector<int> here, there;
-            for (int u = 0; u < T; ++u)
-                if (same(th[u].at, a))
-                    here.push_back(u);
-                else if (same(th[u].at, b))
-                    there.push_back(u);
-            failure = fmt("divergent barrier: %s wait at __syncthreads() at "
-                          "%s and %s at %s; bar.sync is aligned, every "
-                          "thread of the block must reach the same barrier "
-                          "statement (PTX ISA, bar, barrier)",
-                          threads(here).c_str(), at(a).c_str(),
-                          threads(there).c_str(), at(b).c_str());
-            return false;
-        }
-        std::vector<uint32_t> m(T, 0);
-        for (int t = 0; t < T; ++t)
-            join(m, vc[t]);
-        for (int t = 0; t < T; ++t) {
-            vc[t] = m;
-            ++vc[t][t];
-            th[t].st = RUN;
-        }
-        return true;
-    }
-    std::string msg = "the block hangs:";
-    if (!bar.empty())
-        msg += fmt(" %s wait at __syncthreads() (%s)", threads(bar).c_str(),
-                   at(th[bar[0]].at).c_str());
-    for (int t : other) {
-        const Thread& me = th[t];
-        std::vector<int> same, missing;
-        for (int u : other)
-            if (th[u].st == me.st && th[u].seq == me.seq &&
-                th[u].at.line == me.at.line)
-                same.push_back(u);
-        if (same[0] != t)
-            continue;
-        const long seq = me.st == ACQ ? me.seq - pipeStages : me.seq;
-        for (int u = 0; u < T; ++u)
-            if ((me.st == WAIT ? th[u].head : th[u].tail) <= seq)
-                missing.push_back(u);
-        msg += fmt("%s %s wait at %s (%s) for stage %ld (its use %ld)",
-                   bar.empty() && same[0] == other[0] ? "" : ";",
-                   threads(same).c_str(), me.st == WAIT ? "consumer_wait()"
-                   : "producer_acquire()", at(me.at).c_str(),
-                   seq % pipeStages, seq);
-        msg += fmt(", which %s never %s", threads(missing).c_str(),
-                   me.st == WAIT ? "committed (producer_commit)"
-                                 : "released (consumer_release)");
-    }
-    if (!done.empty())
-        msg += fmt("; %s returned", threads(done).c_str());
-    failure = msg;
-    return false;
-}
-
-bool runBlock(const std::vector<int>& order)
-{
-    const std::size_t nWords = (__stop_lit_shared - __start_lit_shared) / 4;
-    float* sh = reinterpret_cast<float*>(__start_lit_shared);
-    words.assign(nWords, Word());
-    for (std::size_t i = 0; i < nWords; ++i)
-        sh[i] = token(i);   // poison: every read of shared memory is checked
-    copies.clear(), uses.clear(), failure.clear(), trace.clear();
-    pipeStages = 0;
-    vc.assign(T, std::vector<uint32_t>(T, 0));
-    th.resize(T);
-    for (int t = 0; t < T; ++t) {
-        Thread& me = th[t];
-        me = Thread();
-        if (stacks.size() <= static_cast<std::size_t>(t))
-            stacks.emplace_back(new char[kStack]);
-        vc[t][t] = 1;
-        getcontext(&me.ctx);
-        me.ctx.uc_stack.ss_sp = stacks[t].get();
-        me.ctx.uc_stack.ss_size = kStack;
-        me.ctx.uc_link = &mainCtx;
-        makecontext(&me.ctx, entry, 0);
-    }
-    for (;;) {
-        bool any = false;
-        for (int t : order)
-            if (ready(th[t])) {
-                th[t].st = RUN;
-                resume(t);
-                if (!failure.empty())
-                    return false;
-                any = true;
-            }
-        if (any)
-            continue;
-        if (std::all_of(th.begin(), th.end(),
-                        [](const Thread& x) { return x.st == DONE; }))
-            return true;
-        if (!release())
-            return false;
-    }
-}
-
-}  // namespace
 }  // namespace lit
 
 int main(int argc, char** argv)
@@ -777,70 +860,10 @@ int main(int argc, char** argv)
     }
     T = lit_threads;
     blockDim = dim3(static_cast<unsigned>(T));
-    const char* names[] = {"lockstep", "forward", "reverse", "shuffled"};
     int runs = 0;
-    for (int size : sizes) {
-        n = size;
-        const int g = n / lit_tile;
-        gridDim = dim3(g, g);
-        blockIdx = dim3(g - 1, g - 1);   // the last block: offsets at work
-        A.assign(static_cast<std::size_t>(n) * n, 0);
-        B = A;
-        for (int i = 0; i < n; ++i)
-            for (int k = 0; k < n; ++k) {   // small integers: sums exact
-                A[i * n + k] = static_cast<float>((i * 7 + k * 3) % 5 - 2);
-                B[i * n + k] = static_cast<float>((i * 5 + k * 11) % 7 - 3);
-            }
-        launchError.clear();
-        const int err = lit_launch_piped(A.data(), B.data(), C.data(), n);
-        if (err || !launchError.empty()) {
-            std::printf("FAIL\t%d\tlaunch\t%s\t\n", n, launchError.empty()
-                        ? fmt("the program's launch of matmulTilePiped "
-                              "returned error %d", err).c_str()
-                        : launchError.c_str());
+    for (int size : sizes)
+        if (!runSize(size, &runs))
             return 1;
-        }
-        for (int o = 0; o < 4; ++o) {
-            std::vector<int> order(T);
-            for (int t = 0; t < T; ++t)
-                order[t] = o == 2 ? T - 1 - t : t;
-            std::mt19937 gen(20);   // raw outputs: the same everywhere
-            for (int t = T - 1; o == 3 && t > 0; --t)   // Fisher-Yates
-                std::swap(order[t], order[gen() % (t + 1)]);
-            lockstep = o == 0;
-            C.assign(A.size(), 0);
-            if (!runBlock(order)) {
-                std::printf("FAIL\t%d\t%s\t%s\t%s\n", n, names[o],
-                            failure.c_str(), trace.c_str());
-                return 1;
-            }
-            const int r0 = (g - 1) * lit_tile;
-            for (int i = r0; i < r0 + lit_tile; ++i)
-                for (int j = r0; j < r0 + lit_tile; ++j) {
-                    float want = 0;
-                    for (int k = 0; k < n; ++k)
-                        want += A[i * n + k] * B[k * n + j];
-                    if (std::isnan(C[i * n + j])) {
-                        std::printf("FAIL\t%d\t%s\tC[%d][%d] is NaN: the "
-                                    "loop uses a value of shared memory "
-                                    "other than through computeTile's "
-                                    "__fmaf_rn, which the model cannot "
-                                    "check\t\n", n, names[o], i, j);
-                        return 1;
-                    }
-                    if (C[i * n + j] != want) {
-                        std::printf("FAIL\t%d\t%s\tthe loop keeps the copy "
-                                    "rules, yet C[%d][%d] is %g where the "
-                                    "product is %g: it computes on the wrong "
-                                    "slices\t\n", n, names[o], i, j,
-                                    static_cast<double>(C[i * n + j]),
-                                    static_cast<double>(want));
-                        return 1;
-                    }
-                }
-            ++runs;
-        }
-    }
     std::printf("PASS\t%d\t%zu\n", runs, mostFlying);
     return 0;
 }

@@ -74,11 +74,6 @@ namespace cooperative_groups {
 struct thread_block {
     void sync_at(const char* file, int line) const
     { lit::syncthreads(file, line); }
-    unsigned thread_rank() const
-    { return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y *
-                                                       threadIdx.z); }
-    unsigned size() const { return blockDim.x * blockDim.y * blockDim.z; }
-    unsigned num_threads() const { return size(); }
 };
 inline thread_block this_thread_block() { return thread_block(); }
 }  // namespace cooperative_groups
