@@ -359,7 +359,7 @@ def gains(put, m):
 def page_facts(put, evidence):
     """The cited facts (cited.tsv) and what the page says of its evidence:
     page.evidence, page.stale, gpu.transcript, page.relayout,
-    page.compile_stale."""
+    page.compile_stale, lab.date (the day of the pinned device call)."""
     facts, out, present = put.facts, put.out, put.present
     for name, (value, source) in cited().items():
         out[name] = (value, [], source)
@@ -378,7 +378,6 @@ def page_facts(put, evidence):
         e.relayout for e in evidence if e.meta["kind"] == "gpu"))
     put("page.compile_stale", present(["compile.nvcc_version"]),
         lambda _: facts["compile.nvcc_version"].stale)
-    # the UTC day of the dated record of one device call (meta.pinned)
     dated = [e.meta["date"][:10] for e in evidence if e.meta.get("pinned")]
     if dated and "lab.depths.rounds" in facts:
         out["lab.date"] = (dated[0], ["lab.depths.rounds"])
