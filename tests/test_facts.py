@@ -87,6 +87,9 @@ def test_committed_evidence_gathers(tmp_path):
                 if n.startswith("verdict.")}
     assert verdicts == json.loads(litlib.read_text(os.path.join(
         FIXTURES, "verdicts.json")))
+    stamp = litlib.read_stamp(litlib.read_text(os.path.join(    # lab.date
+        REPO, "evidence", "h200-open-points", "depths.txt")))
+    assert doc["facts"]["lab.date"]["text"] == stamp["date_utc"][:10]
 
 
 # derive.py's rules, case by case: (function, its arguments, its result)

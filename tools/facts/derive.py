@@ -326,7 +326,7 @@ def ncu_derived(put, m):
 
 def gains(put, m):
     """Every piped/sync ratio also as a gain (gain()), times in us, the
-    results table's gain, the stall reasons' shares."""
+    stall reasons' shares."""
     facts = put.facts
     # Every piped/sync ratio also as a gain: the time saved, in percent of
     # the synchronous kernel's time (a range's ends swap: the largest ratio
@@ -344,12 +344,6 @@ def gains(put, m):
         for k in ("sync", "piped"):
             put(f"run.sm_80.{n}.{k}_us", [f"run.sm_80.{n}.{k}_ms"],
                 lambda ms: 1000 * ms)
-    # The default build's gain as the results table shows it: "≈ 0" where
-    # the residency runs' processes at natural residency reach 0.0 %.
-    for n in m.sizes["residency"]:
-        put(f"run.sm_80.{n}.gain_shown", [
-            f"residency.natural.{n}.gain_min", f"run.sm_80.{n}.gain"],
-            lambda lo, g: "≈ 0" if lo < 0.05 else f"{g:.1f} %")
     for b in ("ncu.basic.sync.", "ncu.basic.piped.", "ncu.thread.piped."):
         reasons = [n for n in facts if n.startswith(b + "stall_cpi.")]
         for name in reasons:
@@ -363,7 +357,7 @@ def gains(put, m):
 def page_facts(put, evidence):
     """The cited facts (cited.tsv) and what the page says of its evidence:
     page.evidence, page.stale, gpu.transcript, page.relayout,
-    page.compile_stale."""
+    page.compile_stale, lab.date (the day of the pinned device call)."""
     facts, out, present = put.facts, put.out, put.present
     for name, (value, source) in cited().items():
         out[name] = (value, [], source)
@@ -382,6 +376,9 @@ def page_facts(put, evidence):
         e.relayout for e in evidence if e.meta["kind"] == "gpu"))
     put("page.compile_stale", present(["compile.nvcc_version"]),
         lambda _: facts["compile.nvcc_version"].stale)
+    dated = [e.meta["date"][:10] for e in evidence if e.meta.get("pinned")]
+    if dated and "lab.depths.rounds" in facts:
+        out["lab.date"] = (dated[0], ["lab.depths.rounds"])
 
 
 def verdicts(put, m):

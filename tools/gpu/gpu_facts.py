@@ -671,8 +671,10 @@ def pitfall_facts(pre, facts, m):
     first = f"{pre}-pitfalls-first-run.txt"
     if os.path.exists(first):
         t = read_text(first)
-        facts.of(first)["pitfalls.barrier.first_run_launch_failure"] = (
-            "barrier-for-wait" in t and "unspecified launch failure" in t)
+        facts.of(first).update({
+            "pitfalls.first_run.date": litlib.read_stamp(t)["date_utc"][:10],
+            "pitfalls.barrier.first_run_launch_failure": "barrier-for-wait"
+            in t and "unspecified launch failure" in t})
 
 
 def facts_for(pre, m=None):
