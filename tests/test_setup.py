@@ -149,7 +149,8 @@ def test_pip_settings_cannot_misdirect_setup(tmp_path):
 
 def test_litkit_of_other_bytes_reinstalled(tmp_path):
     """A litkit whose files differ from the installed one's but are older
-    (a release archive, an old commit): make installs it again."""
+    (a release archive, an old commit): make installs it again. Caches
+    (a test run's .pytest_cache, __pycache__) are no difference."""
     d = venv_with(tmp_path, False)
     for f in ("pyproject.toml", "litkit/__init__.py"):
         f = pathlib.Path(d, "litkit", f)
@@ -160,6 +161,10 @@ def test_litkit_of_other_bytes_reinstalled(tmp_path):
     assert make(d, "tangle").returncode == 0
     assert run([f"{d}/build/venv/bin/python", "-c", "import litkit; print("
                 "litkit.__version__)"]).stdout == "0.0.1\n"
+    for c in ("tests/.pytest_cache/v", "litkit/__pycache__/x.pyc"):
+        pathlib.Path(d, "litkit", c).parent.mkdir(parents=True)
+        pathlib.Path(d, "litkit", c).write_text("cache")
+    assert run(["litkit/litkit/setup.sh", "--stale"], cwd=d).returncode == 1
 
 
 @pytest.mark.slow

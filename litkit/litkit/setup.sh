@@ -43,8 +43,9 @@ APT="noweb pandoc python3-venv python3-setuptools python3-wheel
 PIP=${LIT_PIP:-}
 lit=$VENV/.litkit-installed
 digest() {   # litkit's source: its files' names, modes and bytes
-    tar -C "$SRC" -c --sort=name --mtime=@0 --owner=0 --group=0 --exclude \
-        __pycache__ --exclude ./build --exclude '*.egg-info' . | sha256sum
+    tar -C "$SRC" -c --sort=name --mtime=@0 --owner=0 --group=0 \
+        --exclude __pycache__ --exclude .pytest_cache --exclude ./build \
+        --exclude '*.egg-info' . | sha256sum
 }
 stale() {   # stale: litkit's install is missing or of another source
     [ "$(digest)" != "$(cat "$lit" 2>/dev/null)" ]
