@@ -293,7 +293,8 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
         if ev.stale:
             print(f"gather: WARNING: stale evidence {ev.path}: made from "
                   f"sources {ev.meta['source_sha256'][:12]}..., the current "
-                  f"tangle is {(raw or 'unknown')[:12]}...", file=log)
+                  f"tangle is {(raw or 'unknown')[:12]}...: the pages mark "
+                  "its numbers (stale) until it is made again", file=log)
     facts, notes = merge(evidence, schema)
     for n in notes:
         print("gather: note: " + n, file=log)
@@ -308,9 +309,10 @@ def gather(schema_path, evidence_dir, hash_path, out_path, derive=None,
     missing = [n for n in schema if n not in facts]
     print(f"gather: wrote {out_path}: {len(facts)} of {len(schema)} facts "
           f"from {len(evidence)} evidence file(s); {len(missing)} not yet "
-          "measured" + (f" ({', '.join(missing[:4])}"
-                        f"{', ...' if len(missing) > 4 else ''})"
-                        if missing else ""), file=log)
+          "measured, which a page shows as such" + (
+              f" ({', '.join(missing[:4])}"
+              f"{', ...' if len(missing) > 4 else ''})"
+              if missing else ""), file=log)
     return facts
 
 
