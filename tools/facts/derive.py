@@ -609,9 +609,10 @@ def warn_stale(path):
     for key, what, goal in (("stale", "GPU", "evidence-gpu"),
                             ("compile_stale", "compile", "evidence-compile")):
         if facts.get("page." + key, {}).get("text") == "yes":
-            print(f"WARNING: the {what} evidence is of other sources; the "
-                  f"page marks it stale until make {goal} is run and "
-                  "committed", file=sys.stderr)
+            print(f"WARNING: the {what} evidence is of other sources (as "
+                  "after any code edit: the tests still pass); the page "
+                  f"marks it stale until make {goal} is run and committed",
+                  file=sys.stderr)
     return 0
 
 
