@@ -51,6 +51,33 @@ static int parse_args(const char *const *args, day74_options *opt, char *err,
     return day74_parse_options(argc, argv, tiles, opt, err, err_len);
 }
 
+/* The lines of tests/fixtures/unit/NAME but "#" ones as rows[i]: their
+   TAB-separated fields (at most 11), NULL after the last; text (4096
+   bytes) holds them. Returns the row count (at most max). make unit-test
+   runs from the module's root. */
+static size_t read_rows(const char *name, char *text, char *rows[][12],
+                        size_t max)
+{
+    char path[128], *rest = text, *line;
+    size_t n = 0;
+    snprintf(path, sizeof path, "tests/fixtures/unit/%s", name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    const size_t len = fread(text, 1, 4095, f);
+    assert_true(len < 4095 && fclose(f) == 0);
+    text[len] = '\0';
+    while ((line = strsep(&rest, "\n")) != NULL && rest != NULL) {
+        size_t k = 0;
+        if (*line == '#')
+            continue;
+        assert_true(n < max);
+        while (k < 11 && (rows[n][k] = strsep(&line, "\t")) != NULL)
+            ++k;
+        rows[n++][k] = NULL;
+    }
+    return n;
+}
+
 /* Exact products; only a double accumulator keeps the last's 2^24 + 1. */
 typedef struct {
     size_t n;
@@ -485,47 +512,17 @@ static void describe(const day74_options *o, char *buf, size_t len)
    out-of-range values, sizes not fitting a selected tile. A message is cut
    to err_len - 1, nothing written past it; NULL allowed. */
 TEST(test_parse_options) {
-    static const struct {
-        const char *args[10], *changes;
-    } good[] = {
-        {{NULL}, ""}, {{"--sizes", "512,4096"}, "sizes=512,4096"},
-        {{"--check-only"}, "check=1"}, {{"--help"}, "help=1"},
-        {{"-h"}, "help=1"},
-        {{"--seed", "18446744073709551615", "--reps", "10000", "--timeout",
-          "3600", "--csv", "out.csv"},
-         "seed=18446744073709551615 reps=10000 timeout=3600 csv=out.csv"},
-        {{"--reps", "20", "--timeout", "1", "--seed", "0"},
-         "reps=20 timeout=1 seed=0"},
-        {{"--kernels", "basic"}, "pairs=1"},
-        {{"--kernels", "blocked"}, "pairs=2"},
-        {{"--kernels", "wide"}, "pairs=4"},
-        {{"--kernels", "all", "--sizes", "256,512"},
-         "sizes=256,512 pairs=7"},
-        {{"--kernels", "all", "--kernels", "basic"}, "pairs=1"},
-        {{"--blocks-per-sm", "natural"}, "bpsm=0"},
-        {{"--blocks-per-sm", "1"}, "bpsm=1"},
-        {{"--blocks-per-sm", "3"}, "bpsm=3"},
-        {{"--blocks-per-sm", "32"}, "bpsm=32"},
-        {{"--blocks-per-sm", "4", "--blocks-per-sm", "natural"}, "bpsm=0"},
-        {{"--cold-l2"}, "cold=1"}, {{"--sizes", "192"}, "sizes=192"},
-        {{"--cold-l2", "--kernels", "blocked", "--blocks-per-sm", "2"},
-         "pairs=2 bpsm=2 cold=1"},
-        {{"--sizes", "256,8192", "--kernels", "blocked"},
-         "sizes=256,8192 pairs=2"},
-        {{"--kernels", "blocked", "--sizes", "256,8192"},
-         "sizes=256,8192 pairs=2"},
-        {{"--kernels", "wide", "--sizes", "2048,4096"},
-         "sizes=2048,4096 pairs=4"},
-    };
+    static char text[8192], *good[32][12], *bad[48][12];
     assert_string_equal(day74_pair_name(DAY74_PAIR_BASIC), "basic");
     assert_string_equal(day74_pair_name(DAY74_PAIR_BLOCKED), "blocked");
     assert_string_equal(day74_pair_name(DAY74_PAIR_WIDE), "wide");
     const char defaults[] = "sizes=512,1024,2048 pairs=1 bpsm=0 cold=0 "
         "seed=74 reps=20 timeout=20 csv=(null) check=0 help=0";
     day74_options opt;
-    for (size_t i = 0; i < COUNT_OF(good); ++i) {
+    const size_t n_good = read_rows("options-good.tsv", text, good, 32);
+    for (size_t i = 0; i < n_good; ++i) {
         char want[256] = "", got[256], key[32], change[128];
-        snprintf(change, sizeof change, " %s ", good[i].changes);
+        snprintf(change, sizeof change, " %s ", good[i][0]);
         for (const char *d = defaults; *d; d += strcspn(d, " "),
              d += *d == ' ') {   /* each default word, or its change */
             snprintf(key, sizeof key, " %.*s", (int)strcspn(d, "=") + 1, d);
@@ -535,60 +532,25 @@ TEST(test_parse_options) {
                      "%s%.*s", *want ? " " : "", (int)strcspn(v, " "), v);
         }
         memset(&opt, 0x5A, sizeof opt);
-        if (parse_args(good[i].args, &opt, got, sizeof got) != 0)
+        if (parse_args((const char *const *)&good[i][1], &opt, got,
+                       sizeof got) != 0)
             fail_msg("case %zu was rejected: %s", i, got);
         describe(&opt, got, sizeof got);
         if (strcmp(got, want) != 0)
             fail_msg("case %zu: got \"%s\", want \"%s\"", i, got, want);
     }
-#define B "the blocked pair's tile"
-#define W "the wide pair's tile"
-    static const struct {
-        const char *args[6];
-        const char *words[2];
-    } bad[] = {
-        {{"--sizes", "100"}, {"100"}}, {{"--sizes", ""}, {"empty"}},
-        {{"--sizes", "512,"}, {"item 2"}}, {{"512"}, {"512"}},
-        {{"--frobnicate"}, {"--frobnicate"}}, {{"--reps"}, {"--reps"}},
-        {{"--check-only", "--sizes"}, {"--sizes"}},
-        {{"--seed"}, {"--seed"}}, {{"--csv"}, {"--csv"}},
-        {{"--timeout"}, {"--timeout"}}, {{"--kernels"}, {"--kernels"}},
-        {{"--blocks-per-sm"}, {"--blocks-per-sm"}},
-        {{"--cold-l2", "yes"}, {"yes"}}, {{"--reps", "19"}, {"19"}},
-        {{"--reps", "10001"}, {"10001"}}, {{"--reps", "0"}, {"--reps"}},
-        {{"--reps", "-20"}, {"-20"}}, {{"--reps", "twenty"}, {"twenty"}},
-        {{"--timeout", "0"}, {"--timeout"}},
-        {{"--timeout", "3601"}, {"3601"}}, {{"--timeout", "1.5"}, {"1.5"}},
-        {{"--seed", "junk"}, {"junk"}}, {{"--seed", "-1"}, {"-1"}},
-        {{"--seed", ""}, {"--seed"}}, {{"--csv", ""}, {"--csv"}},
-        {{"--seed", "18446744073709551616"}, {"18446744073709551616"}},
-        {{"--kernels", "both"}, {"both", "--kernels"}},
-        {{"--kernels", "Basic"}, {"Basic", "--kernels"}},
-        {{"--kernels", ""}, {"--kernels"}},
-        {{"--kernels", "basic,blocked"}, {"basic,blocked"}},
-        {{"--blocks-per-sm", "0"}, {"--blocks-per-sm"}},
-        {{"--blocks-per-sm", "33"}, {"33", "--blocks-per-sm"}},
-        {{"--blocks-per-sm", "-1"}, {"-1"}},
-        {{"--blocks-per-sm", "2.5"}, {"2.5"}},
-        {{"--blocks-per-sm", "Natural"}, {"Natural"}},
-        {{"--blocks-per-sm", ""}, {"--blocks-per-sm"}},
-        {{"--sizes", "192", "--kernels", "blocked"}, {"192", B}},
-        {{"--kernels", "blocked", "--sizes", "192"}, {"192", B}},
-        {{"--kernels", "all", "--sizes", "512,192"}, {"item 2", W}},
-        {{"--sizes", "64", "--kernels", "all"}, {"256", W}},
-        {{"--kernels", "wide", "--sizes", "128"}, {"128", W}},
-        {{"--sizes", "96"}, {"96", "the basic pair's tile"}},
-        {{"--kernels", "blocked", "--sizes", "8320"}, {"8320"}},
-    };
-    for (size_t i = 0; i < COUNT_OF(bad); ++i) {
+    const size_t n_bad = read_rows("options-bad.tsv", text + 4096, bad, 48);
+    assert_true(n_good > 20 && n_bad > 40);
+    for (size_t i = 0; i < n_bad; ++i) {
         char err[256] = "", what[64];
-        snprintf(what, sizeof what, "case %zu, \"%s\"", i, bad[i].args[0]);
-        if (parse_args(bad[i].args, &opt, err, sizeof err) != -1)
+        const char *words[2] = {strsep(&bad[i][0], "|")};
+        words[1] = bad[i][0]; /* the second word, or NULL */
+        snprintf(what, sizeof what, "case %zu, \"%s\"", i, bad[i][1]);
+        if (parse_args((const char *const *)&bad[i][1], &opt, err,
+                       sizeof err) != -1)
             fail_msg("%s was accepted", what);
-        expect_mentions(what, err, bad[i].words, 2);
+        expect_mentions(what, err, words, 2);
     }
-#undef B
-#undef W
     const char *args[] = {"--kernels", "blocked", "--sizes", "192", NULL};
     char full[256] = "";
     assert_int_equal(parse_args(args, &opt, full, sizeof full), -1);
