@@ -432,52 +432,38 @@ TEST(test_waves) {
    zero, signs, junk, empty items, too large, not a multiple, too many (a
    cap of 2, or 16). */
 TEST(test_parse_sizes) {
-    static const struct {
-        const char *text;
-        size_t count, sizes[DAY74_MAX_SIZES];
-    } good[] = {
-        {"512", 1, {512}}, {"512,4096", 2, {512, 4096}},
-        {"64,8192,0064", 3, {64, DAY74_MAX_N, 64}},
-        {"64,128,192,256,320,384,448,512,576,640,704,768,832,896,960,1024",
-         DAY74_MAX_SIZES, {64, 128, 192, 256, 320, 384, 448, 512, 576, 640,
-                           704, 768, 832, 896, 960, 1024}},
-    };
-    static const char *const bad[][2] = {
-        {"64,128,192", "more than 2"}, /* the first: a cap of 2 */
-        {"64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64", "more than 16"},
-        {"0", "item 1"}, {"512,0", "item 2"}, {"-512", "-512"},
-        {"abc", "abc"}, {"512,12x", "12x"}, {"+512", "+512"},
-        {" 512", "item 1"}, {"512 ", "item 1"}, {"0x200", "0x200"},
-        {"5.12e2", "5.12e2"}, {"", "empty"}, {NULL, "empty"},
-        {",512", "item 1"}, {"512,", "item 2"}, {"512,,1024", "item 2"},
-        {",", "item 1"}, {"99999999999999999999", "99999999999999999999"},
-        {"18446744073709551616", "18446744073709551616"}, {"8256", "8256"},
-        {"512,8193", "8193"}, {"100", "100"}, {"512,65", "65"}, {"32", "32"},
-    };
+    static char text[8192], *good[8][12], *bad[32][12];
+    const size_t n_good = read_rows("sizes-good.tsv", text, good, 8);
+    const size_t n_bad = read_rows("sizes-bad.tsv", text + 4096, bad, 32);
+    assert_true(n_good > 3 && n_bad > 20);
     /* sizes, then count; keep: bytes no parser writes */
     size_t out[DAY74_MAX_SIZES + 1], keep[DAY74_MAX_SIZES + 1];
     size_t *count = &out[DAY74_MAX_SIZES];
     memset(keep, 0x5A, sizeof keep);
-    for (size_t i = 0; i < COUNT_OF(good); ++i) {
-        assert_int_equal(day74_parse_sizes(good[i].text, TILE, out,
+    for (size_t i = 0; i < n_good; ++i) {
+        char got[256] = "";
+        assert_int_equal(day74_parse_sizes(good[i][0], TILE, out,
                                            DAY74_MAX_SIZES, count, NULL, 0),
                          0);
-        assert_int_equal(*count, good[i].count);
         for (size_t k = 0; k < *count; ++k)
-            assert_int_equal(out[k], good[i].sizes[k]);
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%zu",
+                     k ? "," : "", out[k]);
+        assert_string_equal(got, good[i][1]);
     }
-    for (size_t i = 0; i < COUNT_OF(bad); ++i) {
+    for (size_t i = 0; i <= n_bad; ++i) { /* and last, NULL: "empty" */
         char err[256] = "", what[300];
+        const char *in = i < n_bad ? bad[i][0] : NULL;
+        const char *word = i < n_bad ? bad[i][1] : "empty";
         memcpy(out, keep, sizeof out);
-        const int rc = day74_parse_sizes(bad[i][0], TILE, out,
+        const int rc = day74_parse_sizes(in, TILE, out,
                                          i ? DAY74_MAX_SIZES : 2, count, err,
                                          sizeof err);
         if (rc != -1)
-            fail_msg("--sizes \"%s\" was accepted (rc %d, count %zu)",
-                     bad[i][0], rc, *count);
+            fail_msg("--sizes \"%s\" was accepted (rc %d, count %zu)", in,
+                     rc, *count);
         assert_memory_equal(out, keep, sizeof out);
-        snprintf(what, sizeof what, "--sizes \"%s\"", bad[i][0]);
-        expect_mentions(what, err, &bad[i][1], 1);
+        snprintf(what, sizeof what, "--sizes \"%s\"", in ? in : "(null)");
+        expect_mentions(what, err, &word, 1);
     }
     /* A short error buffer is filled, not overrun; a NULL one is allowed. */
     char small[16];
