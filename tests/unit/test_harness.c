@@ -336,50 +336,30 @@ TEST(test_compare) {
 #define H200_SMEM_PER_SM 233472
 #define H200_RESERVED 1024
 #define H200 H200_SMEM_PER_SM, H200_RESERVED, 232448 /* max per block */
-#define NO SIZE_MAX /* no pad is possible */
 
 /* pad = min(smem_per_sm / blocks - reserved, max_per_block) rounded down
    to 128, minus used; SIZE_MAX if none. used + pad stays a multiple of
    128 within max_per_block. On the H200, 8 KiB padded for B blocks per SM
    fits B, not B + 1; B = 1 to 4, and 25 B in all, have a pad. */
 TEST(test_residency_pad) {
-    static const struct {
-        size_t smem_per_sm, reserved, max_per_block, used;
-        int blocks;
-        size_t want;
-        const char *what;
-    } cases[] = {
-        {H200, 8192, 0, NO, "blocks 0"}, {H200, 8192, -1, NO, "blocks -1"},
-        {H200, 0, 0, NO, "0 blocks, 0 used"}, {H200, 0, 300, NO, "share 778"},
-        {4096, 1024, 4096, 0, 8, NO, "share 512 < 1024"},
-        {H200, 57345, 4, NO, "1 byte over"}, {H200, 100000, 3, NO, "far over"},
-        {H200, 57344, 4, 0, "used exactly the share"},
-        {233472, 1024, 49152, 8192, 1, 40960, "capped at 48 KiB"},
-        {233472, 1024, 49152, 49152, 1, 0, "capped, all used"},
-        {233472, 1024, 49152, 49153, 1, NO, "capped, over the cap"},
-        {233472, 1024, 100000, 8192, 1, 91776, "cap, then round to 99968"},
-        {H200, 8192, 5, 37376, "45670 rounds to 45568"},
-        {H200, 8192, 7, 24064, "32329 rounds to 32256"},
-        {1151, 0, 1151, 0, 1, 1024, "1151 rounds to 1024"},
-        {1152, 0, 1152, 0, 1, 1152, "1152 is already a multiple"},
-        {H200, 8200, 4, 49144, "used 8200"},
-        {H200, 8192, 1, 224256, "1/SM"}, {H200, 8192, 2, 107520, "2/SM"},
-        {H200, 8192, 3, 68608, "3/SM"}, {H200, 8192, 4, 49152, "4/SM"},
-        /* 233472 / 25 - 1024 = 8314 fits 8 KiB, / 26 - 1024 = 7955 not */
-        {H200, 8192, 25, 0, "25/SM"}, {H200, 8192, 26, NO, "26/SM"},
-    };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        const size_t used = cases[i].used, got = day74_residency_pad(
-            cases[i].smem_per_sm, cases[i].reserved, cases[i].max_per_block,
-            used, cases[i].blocks);
-        if (got != cases[i].want)
-            fail_msg("residency pad, %s: got %zu, want %zu", cases[i].what,
-                     got, cases[i].want);
-        if (got != SIZE_MAX && ((used + got) % 128 != 0 ||
-                                used + got > cases[i].max_per_block))
+    char text[4096], *cases[32][12];
+    const size_t n = read_rows("residency-pad.tsv", text, cases, 32);
+    assert_true(n > 20);
+    for (size_t i = 0; i < n; ++i) {
+        size_t v[6]; /* none: SIZE_MAX */
+        for (int k = 0; k < 6; ++k)
+            v[k] = strcmp(cases[i][k], "none") == 0
+                       ? SIZE_MAX
+                       : (size_t)strtoll(cases[i][k], NULL, 10);
+        const size_t got = day74_residency_pad(v[0], v[1], v[2], v[3],
+                                               (int)v[4]);
+        if (got != v[5])
+            fail_msg("residency pad, %s: got %zu, want %zu", cases[i][6],
+                     got, v[5]);
+        if (got != SIZE_MAX && ((v[3] + got) % 128 != 0 || v[3] + got > v[2]))
             fail_msg("residency pad, %s: used + pad = %zu is not a "
-                     "multiple of 128 within %zu", cases[i].what,
-                     used + got, cases[i].max_per_block);
+                     "multiple of 128 within %zu", cases[i][6], v[3] + got,
+                     v[2]);
     }
     int padded = 0;
     for (int b = 1; b <= DAY74_MAX_BLOCKS_PER_SM; ++b) {
