@@ -454,7 +454,7 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
 
 def test_lane_units_read_the_pattern_switch():
     """pattern()'s cases as lanes' word indices: C's / on whole numbers,
-    q and w, the default after the last case."""
+    q and w, the default after the last case; other names refused."""
     got = lab_facts.lane_units(
         "constexpr int pattern(int p, int lane)\n{\n    switch (p) {\n"
         "    case 0: return lane / 4;\n    case 1: return 2 * q + w % 4;\n"
@@ -462,6 +462,9 @@ def test_lane_units_read_the_pattern_switch():
     assert got[0][:9] == [0, 0, 0, 0, 1, 1, 1, 1, 2]
     assert got[1][8:13] == [2, 3, 4, 5, 2]
     assert got[2][8:10] == [1, 0]
+    with pytest.raises(lab_facts.EvidenceError, match="cannot read"):
+        lab_facts.lane_units("constexpr int pattern(\ncase 0: return "
+                             "lane.__class__;\n}\n")
 
 
 def test_depth_code_and_depth_helpers(tmp_path):
