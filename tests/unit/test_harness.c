@@ -384,25 +384,18 @@ TEST(test_residency_pad) {
 /* Waves: (n / tile)^2 blocks over sms * blocks_per_sm (132 on the H200:
    the docstring's 1.94, first); 0 if tile, sms or blocks_per_sm is <= 0. */
 TEST(test_waves) {
-    static const struct {
-        size_t n, tile;
-        int sms, blocks_per_sm;
-        double want;
-    } cases[] = {
-        {1024, 64, 132, 1, 256.0 / 132.0}, {1024, 64, 132, 2, 256.0 / 264.0},
-        {2048, 128, 132, 1, 256.0 / 132.0}, {512, 64, 64, 1, 1.0},
-        {8192, 64, 132, 4, 16384.0 / 528.0}, {512, 64, 16, 2, 2.0},
-        {8192, 128, 132, 1, 4096.0 / 132.0}, {64, 64, 108, 1, 1.0 / 108.0},
-        {0, 64, 132, 1, 0.0}, {1024, 0, 132, 1, 0.0}, {1024, 64, 0, 1, 0.0},
-        {1024, 64, -1, 1, 0.0}, {1024, 64, 132, 0, 0.0},
-        {1024, 64, 132, -2, 0.0},
-    };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
+    char text[4096], *f[24][12], *end;
+    const size_t rows = read_rows("waves.tsv", text, f, 24);
+    assert_true(rows > 10);
+    for (size_t i = 0; i < rows; ++i) {
         char what[32];
+        double want = strtod(f[i][4], &end);
+        want /= *end == '/' ? strtod(end + 1, NULL) : 1.0;
         snprintf(what, sizeof what, "waves case %zu", i);
-        assert_near(day74_waves(cases[i].n, cases[i].tile, cases[i].sms,
-                                cases[i].blocks_per_sm), cases[i].want,
-                    1e-12 * cases[i].want, what);
+        assert_near(day74_waves(strtoul(f[i][0], NULL, 10),
+                                strtoul(f[i][1], NULL, 10), atoi(f[i][2]),
+                                atoi(f[i][3])),
+                    want, 1e-12 * want, what);
     }
     assert_near(day74_waves(1024, 64, 132, 1), 1.94, 0.005, "1.94");
 }
@@ -779,45 +772,34 @@ TEST(test_csv_write_failure) {
    unrounded, not overflowing, count 0: 0, x untouched. GFLOP/s: 2 N^3
    operations over the time in seconds, in units of 1e9. */
 TEST(test_stats) {
-    static const struct {
-        int u32;
-        double x[6];
-        size_t count;
-        day74_stats want; /* median, min, max; u32: median, 0, 0 */
-    } cases[] = {
-        {0, {3, 1, 2, 9, 0.5}, 5, {2.0, 0.5, 9.0}},
-        {0, {4, 1, 3, 2}, 4, {2.5, 1.0, 4.0}},
-        {0, {1, 2}, 2, {1.5, 1.0, 2.0}}, {0, {7.25}, 1, {7.25, 7.25, 7.25}},
-        {0, {2, 2, 1, 2}, 4, {2.0, 1.0, 2.0}},
-        {0, {1}, 0, {-7.0, -8.0, -9.0}},
-        {1, {1755}, 1, {1755.0, 0, 0}}, {1, {1980, 1755}, 2, {1867.5, 0, 0}},
-        {1, {1980, 1755, 1830}, 3, {1830, 0, 0}}, {1, {42}, 0, {0.0, 0, 0}},
-        {1, {4, 1, 3, 2}, 4, {2.5, 0, 0}}, {1, {7, 7, 1, 7}, 4, {7.0, 0, 0}},
-        {1, {5, 0, 9, 1, 8, 2}, 6, {3.5, 0, 0}},
-        {1, {UINT_MAX, UINT_MAX - 2}, 2, {(double)UINT_MAX - 1.0, 0, 0}},
-        {1, {UINT_MAX, 0, UINT_MAX}, 3, {(double)UINT_MAX, 0, 0}},
-    };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        const size_t n = cases[i].count;
+    char text[4096], *f[24][12];
+    const size_t rows = read_rows("stats.tsv", text, f, 24);
+    assert_true(rows > 12);
+    for (size_t i = 0; i < rows; ++i) {
+        const size_t n = strtoul(f[i][4], NULL, 10);
+        const day74_stats want = {strtod(f[i][1], NULL),
+                                  strtod(f[i][2], NULL),
+                                  strtod(f[i][3], NULL)};
         day74_stats s = {-7.0, -8.0, -9.0};
-        float ms[6];
-        unsigned x[6];
-        for (size_t k = 0; k < 6; ++k) {
-            ms[k] = (float)cases[i].x[k];
-            x[k] = (unsigned)cases[i].x[k];
+        float ms[6] = {0};
+        unsigned x[6] = {0};
+        for (size_t k = 0; k < 6 && f[i][5 + k] != NULL; ++k) {
+            ms[k] = (float)strtod(f[i][5 + k], NULL);
+            x[k] = (unsigned)strtoul(f[i][5 + k], NULL, 10);
         }
-        if (cases[i].u32)
+        const unsigned x0 = x[0];
+        if (f[i][0][0] == '1')
             s = (day74_stats){day74_median_u32(x, n), 0, 0};
         else
             assert_int_equal(day74_summarize(ms, n, &s), n ? 0 : -1);
-        if (memcmp(&s, &cases[i].want, sizeof s) != 0)
+        if (memcmp(&s, &want, sizeof s) != 0)
             fail_msg("median case %zu: got %.17g %g %g", i, s.median_ms,
                      s.min_ms, s.max_ms);
         for (size_t k = 1; k < n; ++k)
-            if (cases[i].u32 ? x[k - 1] > x[k] : ms[k - 1] > ms[k])
+            if (f[i][0][0] == '1' ? x[k - 1] > x[k] : ms[k - 1] > ms[k])
                 fail_msg("median case %zu: not sorted at %zu", i, k);
         if (n == 0)
-            assert_int_equal(x[0], (unsigned)cases[i].x[0]);
+            assert_int_equal(x[0], x0);
     }
     assert_near(day74_gflops(1000, 1.0), 2000.0, 1e-9, "N=1000, 1 ms");
     assert_near(day74_gflops(4096, 10.0),
