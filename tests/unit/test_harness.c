@@ -188,14 +188,14 @@ TEST(test_reference_gemm) {
     }
 }
 
-/* Checked rows: every row up to N = 2048, one in 64 above; band 1 (and 0)
-   is every row; band 64 has one row in each band and visits all 64 offsets
-   in 64 bands; at N = 4096 and 8192 every 64- and 128-row tile holds a
-   checked row, a 128-row tile's at an even row in its top half and an odd
-   one below (so 64 of its positions); a row past n - 1 is clamped to it. The banded reference's
-   row i is row day74_checked_row(i) of the full product, bit for bit (N =
-   58, band 8: 8 rows, the last clamped from 59 to 57), its progress counts
-   those rows, and the gather copies the same rows of a product. */
+/* Checked rows: every row up to N = 2048, one in 64 above; band 1 (and 0) is
+   every row; band 64 has one row in each band and visits all 64 offsets in 64
+   bands; at N = 4096 and 8192 every 64- and 128-row tile holds a checked row,
+   a 128-row tile's at an even row in its top half and an odd one below (so 64
+   of its positions); a row past n - 1 is clamped to it. The banded
+   reference's row i is row day74_checked_row(i) of the full product, bit for
+   bit (N = 58, band 8: 8 rows, the last clamped from 59 to 57), its progress
+   counts those rows, and the gather copies the same rows of a product. */
 TEST(test_checked_rows) {
     enum { N = 58, BAND = 8, ROWS = (N + BAND - 1) / BAND };
     static float a[N * N], b[N * N], got[N * N], rows[ROWS * N];
