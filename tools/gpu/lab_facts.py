@@ -307,7 +307,7 @@ def model_depths(root):
                 None)
     if node is None:
         raise EvidenceError(f"{MODEL_TESTS}: no LOOPS table")
-    return {k: v[0] for k, v in ast.literal_eval(node).items()}
+    return ast.literal_eval(node)
 
 
 def loop_facts(d, m, facts, root="."):
