@@ -51,7 +51,7 @@ static int parse_args(const char *const *args, day74_options *opt, char *err,
     return day74_parse_options(argc, argv, tiles, opt, err, err_len);
 }
 
-/* The lines of tests/fixtures/unit/NAME but "#" ones as rows[i]: their
+/* The lines of tests/fixtures/unit/NAME but empty and "#" ones as rows[i]:
    TAB-separated fields (at most 11), NULL after the last; text (4096
    bytes) holds them. Returns the row count (at most max). make unit-test
    runs from the module's root. */
@@ -66,9 +66,9 @@ static size_t read_rows(const char *name, char *text, char *rows[][12],
     const size_t len = fread(text, 1, 4095, f);
     assert_true(len < 4095 && fclose(f) == 0);
     text[len] = '\0';
-    while ((line = strsep(&rest, "\n")) != NULL && rest != NULL) {
+    while ((line = strsep(&rest, "\n")) != NULL) {
         size_t k = 0;
-        if (*line == '#')
+        if (*line == '#' || *line == '\0')
             continue;
         assert_true(n < max);
         while (k < 11 && (rows[n][k] = strsep(&line, "\t")) != NULL)
