@@ -620,29 +620,22 @@ static size_t preamble(unsigned pairs, char lines[][256], size_t max)
    column's value, to its precision. The table's header and row line up:
    pair, N, ..., the piped kernel's clock. */
 TEST(test_csv) {
-    static const struct {
-        unsigned pairs;
-        int blocks_per_sm, cold_l2;
-        const char *setting, *l2;
-    } cases[] = {
-        {3, 0, 0, "natural", "warm"}, {1, 0, 0, "natural", "warm"},
-        {2, 0, 0, "natural", "warm"}, {3, 0, 1, "natural", "cold"},
-        {3, 1, 0, "1", "warm"}, {3, 4, 1, "4", "cold"},
-        {3, DAY74_MAX_BLOCKS_PER_SM, 1, "32", "cold"},
-    };
+    char text[4096], *c[16][12];
+    const size_t cases = read_rows("csv-cases.tsv", text, c, 16);
+    assert_true(cases > 5);
     static char want[96][256], got[96][256];
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
+    for (size_t i = 0; i < cases; ++i) {
         day74_run_info info = sample_info;
         day74_row r = sample_row;
         char row[1024], *ls = row;
         r.pair = (int)(i % 2);
-        info.pairs = cases[i].pairs;
-        info.blocks_per_sm = cases[i].blocks_per_sm;
-        info.cold_l2 = cases[i].cold_l2;
+        info.pairs = (unsigned)atoi(c[i][0]);
+        info.blocks_per_sm = atoi(c[i][1]);
+        info.cold_l2 = atoi(c[i][2]);
         size_t n = preamble(info.pairs, want, 94), count;
         snprintf(want[n++], sizeof want[0], "# blocks_per_sm_setting: %s",
-                 cases[i].setting);
-        snprintf(want[n++], sizeof want[0], "# l2: %s", cases[i].l2);
+                 c[i][3]);
+        snprintf(want[n++], sizeof want[0], "# l2: %s", c[i][4]);
         for (int p = 0; p < DAY74_PAIRS; ++p)
             if (!(info.pairs >> p & 1))
                 info.kernels[p][0].name = info.kernels[p][1].name =
@@ -653,7 +646,7 @@ TEST(test_csv) {
         for (size_t l = 0; l < n || l < count; ++l)
             if (l >= n || l >= count || strcmp(got[l], want[l]) != 0)
                 fail_msg("pairs %u: sorted preamble line %zu is \"%s\", "
-                         "want \"%s\"", cases[i].pairs, l,
+                         "want \"%s\"", info.pairs, l,
                          l < count ? got[l] : "", l < n ? want[l] : "");
         assert_string_equal(strsep(&ls, ","), r.pair ? "blocked" : "basic");
         for (size_t k = 0; k < COUNT_OF(csv_cols); ++k) {
