@@ -3,6 +3,7 @@ does not compile in a scratch copy, the five wrong loops of issue 20 in the
 CPU model (tests/fixtures/exercise/loops), the solution, the GPU path
 faked."""
 
+import ast
 import json
 import os
 import pathlib
@@ -71,50 +72,14 @@ def test_broken_chunk_names_day74(scratch):
     assert "FAIL your loop does not compile for sm_80" in p.stdout
 
 
-# Each wrong loop (the solution's chunk, edited as a student would): the
-# depth it must fail at and what its message must say; {L} is a line of
-# the chunk in day74.nw.
-LOOPS = {
-    "wait-one-too-many": (2, r"reads stage \d's [AB] tile before the copy of "
-                          r"K-slice 0's [AB] by thread \d+ \({L}\) has landed"
-                          r".*__pipeline_wait_prior\(1\) at {L}, which "
-                          r"leaves up to 1 of its newest groups in flight"),
-    "no-barrier": (2, r"race: thread \d+ reads stage 0's [AB] tile, written "
-                   r"by the copy of K-slice 0's [AB] by thread \d+ \({L}\), "
-                   r"which landed at thread \d+'s __pipeline_wait_prior at "
-                   r"{L}, and no __syncthreads\(\) orders that wait before "
-                   r"this read \(thread \d+: no __syncthreads\(\) yet\)"),
-    "barrier-before-wait": (2, r"race: .* landed at thread \d+'s "
-                            r"__pipeline_wait_prior at {L}, and no "
-                            r"__syncthreads\(\) orders .*its last "
-                            r"__syncthreads\(\) at {L}\)"),
-    "refill-computed-stage": (2, r"reads stage 0's [AB] tile before the copy "
-                              r"of K-slice 1's [AB] .* issued it \(and "
-                              r"committed its group at {L}\) after its last "
-                              r"wait"),
-    "commit-when-fetched": (3, r"N=64 \(4 K-slices\), .*reads stage 0's [AB] "
-                            r"tile before the copy of K-slice 3's [AB] .* "
-                            r"__pipeline_wait_prior\(1\) at {L}, which "
-                            r"leaves up to 1"),
-    # not one of the five: the refill before the barrier (a copy over a
-    # stage other threads may still be reading)
-    "fill-before-barrier": (2, r"race: thread \d+'s copy of K-slice 2's [AB] "
-                            r"into stage 0's [AB] tile \({L}\) overwrites an "
-                            r"element of K-slice 0 that thread \d+ read with "
-                            r"no barrier between"),
-    # one slice ahead, one barrier: the refill read, not "never committed"
-    "refill-one-ahead": (2, r"race: thread \d+'s copy of K-slice 2's [AB] "
-                         r"into stage 0's [AB] tile \({L}\) overwrites an "
-                         r"element of K-slice 0 that thread \d+ still reads"),
-    # PTX ISA, bar, barrier: bar.sync is aligned, one statement for all
-    "divergent-barrier": (2, r"divergent barrier: threads 0-127 wait at "
-                          r"__syncthreads\(\) at {L} and threads 128-255 "
-                          r"at {L}; bar\.sync is aligned"),
-    # a cuda::pipeline copy committed by __pipeline_commit: refused
-    "mixed-completion": (2, r"thread \d+ uses __pipeline_commit at {L} "
-                         r"after cuda::memcpy_async at {L}: the model "
-                         r"tracks a thread's copies through one of the "
-                         r"completion ")}
+# Each wrong loop (the solution's chunk, edited as a student would, in
+# LOOP_DIR): the depth it must fail at; what its message must say: MESSAGES.
+LOOPS = {"wait-one-too-many": 2, "no-barrier": 2, "barrier-before-wait": 2,
+         "refill-computed-stage": 2, "commit-when-fetched": 3,
+         "fill-before-barrier": 2, "refill-one-ahead": 2,
+         "divergent-barrier": 2, "mixed-completion": 2}
+MESSAGES = ast.literal_eval(pathlib.Path(
+    FIXTURES, "exercise", "loop-messages.txt").read_text(encoding="utf-8"))
 NO_READ = {"fill-before-barrier", "divergent-barrier", "mixed-completion"}
 
 
@@ -129,7 +94,7 @@ def test_wrong_loop_fails_in_model(scratch, name):
     """Each wrong loop fails in the CPU model, at its depth and not before,
     naming the thread, the K-slice, the stage and lines of its chunk (the
     read's, through addr2line)."""
-    depth, want = LOOPS[name]
+    depth, want = LOOPS[name], MESSAGES[name]
     body = (LOOP_DIR / f"{name}.txt").read_text(encoding="utf-8")
     first = chunk(scratch, body)
     tangle_student(scratch)

@@ -3,6 +3,7 @@ evidence (litkit's gather itself: litkit/tests), tools/facts/derive.py's verdict
 tools/gpu/gpu_facts.py on the committed GPU transcripts, and the plots that
 tools/plots/plot.py draws from the gathered facts."""
 
+import ast
 import csv
 import glob
 import hashlib
@@ -92,7 +93,8 @@ def test_committed_evidence_gathers(tmp_path):
     assert doc["facts"]["lab.date"]["text"] == stamp["date_utc"][:10]
 
 
-# derive.py's rules, case by case: (function, its arguments, its result)
+# derive.py's rules, case by case: (function, its arguments, its result);
+# the others in tests/fixtures/derive-rules.txt
 D = manifest.load().depths.exercise
 RULES = [
     # prediction 1 holds only when every process lands in the band
@@ -100,40 +102,12 @@ RULES = [
       for r, lo, hi, want in ((0.90, 0.89, 0.91, "held"),
                               (0.97, 0.96, 0.98, "failed"),
                               (0.945, 0.94, 0.955, "inconclusive"))),
-    # prediction 5: differences inside the spread (0.004) are no effect
-    *(("stages_verdict", (*r, 0.9434, 0.9476), want) for r, want in (
-        ((0.9448, 0.9450, 0.9479), "no measurable effect"),
-        ((0.95, 0.93, 0.94), "held"), ((0.93, 0.95, 0.95), "failed"),
-        ((0.95, 0.95, 0.92), "failed"))),
-    # CC 8.0's occupancy: 64 registers give 4 blocks, 70 give 3
-    *(("blocks_per_sm_cc80", (r,), b) for r, b in ((32, 8), (64, 4),
-                                                   (70, 3), (128, 2))),
-    # LDS wavefronts: max(ceil(W/8), ceil(L W/16)); LDS.128 never below 2
-    *(("lds_wavefronts", (w, lanes), want) for w, lanes, want in (
-        (16, 1, 2), (16, 2, 2), (16, 4, 4), (8, 1, 1), (8, 2, 1), (8, 4, 2),
-        (4, 4, 1))),
-    # the seed's interval against 0.99
-    *(("interval_verdict", (lo, hi, 0.99), want) for lo, hi, want in (
-        (0.99, 1.0, "held"), (0.98, 0.989, "failed"),
-        (0.989, 0.991, "inconclusive"))),
-    # cuBLAS's faster mode, the lane maps' ranges
-    *(("faster_mode", (*q, 2.7, 2.8, 2.5, 2.6), want) for q, want in (
-        ((.37, .38, .34, .35), "pedantic"),
-        ((.33, .38, .34, .35), "pedantic or level"),
-        ((.33, .34, .35, .36), "mixed"))),
-    ("map_speed", (1.0, 1.1, 2.0, 2.1, 0.8, 0.9, 1.8, 1.9), "faster"),
-    ("map_speed", (1.0, 1.1, 2.0, 2.1, 1.05, 1.2, 1.8, 1.9),
-     "no measurable effect"),
     # a depth is clearly fastest only when its slowest process beat every
-    # other's fastest; a kernel file is faster than the lesson's only when
-    # that holds at every depth
+    # other's fastest
     ("clear_fastest", (D, 0.95, 0.96, 0.93, 0.94, 0.97, 0.98), str(D[1])),
     ("clear_fastest", (D, 0.95, 0.96, 0.93, 0.951, 0.97, 0.98), "none"),
-    ("against", (0.93, 0.95, 0.92, 0.96, 0.93, 0.94, 0.92, 0.95),
-     "faster at every depth"),
-    ("against", (0.93, 0.95, 0.92, 0.96, 0.95, 0.94, 0.92, 0.95),
-     "not at every depth"),
-    ("against", (0.97, 0.95, 0.96, 0.955), "slower at every depth")]
+    *ast.literal_eval(litlib.read_text(os.path.join(FIXTURES,
+                                                    "derive-rules.txt")))]
 
 
 @pytest.mark.parametrize("rule,args,want", RULES)
@@ -480,7 +454,7 @@ def test_wait_facts_give_each_phase_test_to_its_wait(tmp_path):
 
 def test_lane_units_read_the_pattern_switch():
     """pattern()'s cases as lanes' word indices: C's / on whole numbers,
-    q and w, the default after the last case."""
+    q and w, the default after the last case; other names refused."""
     got = lab_facts.lane_units(
         "constexpr int pattern(int p, int lane)\n{\n    switch (p) {\n"
         "    case 0: return lane / 4;\n    case 1: return 2 * q + w % 4;\n"
@@ -488,6 +462,9 @@ def test_lane_units_read_the_pattern_switch():
     assert got[0][:9] == [0, 0, 0, 0, 1, 1, 1, 1, 2]
     assert got[1][8:13] == [2, 3, 4, 5, 2]
     assert got[2][8:10] == [1, 0]
+    with pytest.raises(lab_facts.EvidenceError, match="cannot read"):
+        lab_facts.lane_units("constexpr int pattern(\ncase 0: return "
+                             "lane.__class__;\n}\n")
 
 
 def test_depth_code_and_depth_helpers(tmp_path):

@@ -51,6 +51,33 @@ static int parse_args(const char *const *args, day74_options *opt, char *err,
     return day74_parse_options(argc, argv, tiles, opt, err, err_len);
 }
 
+/* The lines of tests/fixtures/unit/NAME but empty and "#" ones as rows[i]:
+   TAB-separated fields (at most 11), NULL after the last; text (4096
+   bytes) holds them. Returns the row count (at most max). make unit-test
+   runs from the module's root. */
+static size_t read_rows(const char *name, char *text, char *rows[][12],
+                        size_t max)
+{
+    char path[128], *rest = text, *line;
+    size_t n = 0;
+    snprintf(path, sizeof path, "tests/fixtures/unit/%s", name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    const size_t len = fread(text, 1, 4095, f);
+    assert_true(len < 4095 && fclose(f) == 0);
+    text[len] = '\0';
+    while ((line = strsep(&rest, "\n")) != NULL) {
+        size_t k = 0;
+        if (*line == '#' || *line == '\0')
+            continue;
+        assert_true(n < max);
+        while (k < 11 && (rows[n][k] = strsep(&line, "\t")) != NULL)
+            ++k;
+        rows[n++][k] = NULL;
+    }
+    return n;
+}
+
 /* Exact products; only a double accumulator keeps the last's 2^24 + 1. */
 typedef struct {
     size_t n;
@@ -161,14 +188,14 @@ TEST(test_reference_gemm) {
     }
 }
 
-/* Checked rows: every row up to N = 2048, one in 64 above; band 1 (and 0)
-   is every row; band 64 has one row in each band and visits all 64 offsets
-   in 64 bands; at N = 4096 and 8192 every 64- and 128-row tile holds a
-   checked row, a 128-row tile's at an even row in its top half and an odd
-   one below (so 64 of its positions); a row past n - 1 is clamped to it. The banded reference's
-   row i is row day74_checked_row(i) of the full product, bit for bit (N =
-   58, band 8: 8 rows, the last clamped from 59 to 57), its progress counts
-   those rows, and the gather copies the same rows of a product. */
+/* Checked rows: every row up to N = 2048, one in 64 above; band 1 (and 0) is
+   every row; band 64 has one row in each band and visits all 64 offsets in 64
+   bands; at N = 4096 and 8192 every 64- and 128-row tile holds a checked row,
+   a 128-row tile's at an even row in its top half and an odd one below (so 64
+   of its positions); a row past n - 1 is clamped to it. The banded
+   reference's row i is row day74_checked_row(i) of the full product, bit for
+   bit (N = 58, band 8: 8 rows, the last clamped from 59 to 57), its progress
+   counts those rows, and the gather copies the same rows of a product. */
 TEST(test_checked_rows) {
     enum { N = 58, BAND = 8, ROWS = (N + BAND - 1) / BAND };
     static float a[N * N], b[N * N], got[N * N], rows[ROWS * N];
@@ -253,55 +280,33 @@ TEST(test_transpose) {
     assert_memory_equal(att, a, sizeof a);
 }
 
-/* 2^-10: tolerance edges are exact in float and double */
-#define TOL 0.0009765625
-#define TOLF 0.0009765625f
-
 /* max 0: the first index off by more than tol (want 0: absolute), NaN and
    infinity always off, count if none. max 1: the worst error (within tol),
    a 0 reference divided by 1e-30, NaN if any is NaN. */
 TEST(test_compare) {
-    const double under = nextafter(TOL, 0.0);
-    const struct compare_case {
-        int max;
-        float got[6];
-        double want[6];
-        size_t count;
-        double tol, expect;
-    } cases[] = {
-        {0, {1 + TOLF, 3 + 3 * TOLF, -2 - 2 * TOLF}, {1, 3, -2}, 3, TOL, 3},
-        {0, {1 + TOLF, 3 + 3 * TOLF, -2 - 2 * TOLF}, {1, 3, -2}, 3, under, 0},
-        {0, {3 + 3 * TOLF, -2 - 2 * TOLF}, {3, -2}, 2, under, 0},
-        {0, {-2 - 2 * TOLF}, {-2}, 1, under, 0},
-        {0, {1, nextafterf(1 + TOLF, 2)}, {1, 1}, 2, TOL, 1},
-        {0, {1, NAN}, {1, 1}, 2, 1e300, 1}, {0, {1}, {NAN}, 1, 1e300, 0},
-        {0, {1, INFINITY}, {1, 1}, 2, 1e300, 1},
-        {0, {-INFINITY}, {1}, 1, 1e300, 0},
-        {0, {0, TOLF, -TOLF}, {0, 0, 0}, 3, TOL, 3},
-        {0, {nextafterf(TOLF, 1)}, {0}, 1, TOL, 0},
-        {0, {1, 2, 3, 4, 5}, {1, 2, 3, 4, 5}, 5, 0.0, 5},
-        {0, {1, 2, 3, 4, 5}, {1, 2, 3, 4, 5}, 0, 0.0, 0},
-        {0, {1, 2, 9, 4, 9, 9}, {1, 2, 3, 4, 5, 6}, 6, 1e-4, 2},
-        {1, {1.0f, 1.5f, 4.0f, -3.0f}, {1, 1, 4, -2}, 1, 0, 0.0},
-        {1, {1.0f, 1.5f, 4.0f, -3.0f}, {1, 1, 4, -2}, 0, 0, 0.0},
-        {1, {1.0f, 1.5f, 4.0f, -3.0f}, {1, 1, 4, -2}, 4, 0, 0.5},
-        {1, {1.0f, 1.5f, 4.0f, -3.0f}, {1, 1, 4, -2}, 3, 0, 0.5},
-        {1, {0.0f, 1.0f}, {0, 0}, 1, 0, 0.0},
-        {1, {0.0f, 1.0f}, {0, 0}, 2, 1e15, 1e30},
-        {1, {NAN, 1.0f, 2.0f}, {1, 1, 1}, 3, 0, NAN},
-    };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        const struct compare_case *c = &cases[i];
-        char what[32];
+    char text[4096], *f[32][12];
+    const size_t rows = read_rows("compare.tsv", text, f, 32);
+    assert_true(rows > 20);
+    for (size_t i = 0; i < rows; ++i) {
+        float got[6] = {0};
+        double want[6] = {0};
+        char what[32], *g = f[i][1], *w = f[i][2];
+        for (size_t k = 0; k < 6 && g != NULL; ++k)
+            got[k] = (float)strtod(strsep(&g, ","), NULL);
+        for (size_t k = 0; k < 6 && w != NULL; ++k)
+            want[k] = strtod(strsep(&w, ","), NULL);
+        const size_t count = strtoul(f[i][3], NULL, 10);
+        const double tol = strtod(f[i][4], NULL);
+        const double expect = strtod(f[i][5], NULL);
+        const int max = f[i][0][0] == '1';
+        const double result =
+            max ? day74_max_rel_error(got, want, count)
+                : (double)day74_first_mismatch(got, want, count, tol);
         snprintf(what, sizeof what, "compare case %zu", i);
-        const double got =
-            c->max ? day74_max_rel_error(c->got, c->want, c->count)
-                   : (double)day74_first_mismatch(c->got, c->want, c->count,
-                                                  c->tol);
-        if (isnan(c->expect))
-            assert_true(isnan(got));
+        if (isnan(expect))
+            assert_true(isnan(result));
         else
-            assert_near(got, c->expect, c->max ? c->tol : 0, what);
+            assert_near(result, expect, max ? tol : 0, what);
     }
 }
 
@@ -309,50 +314,30 @@ TEST(test_compare) {
 #define H200_SMEM_PER_SM 233472
 #define H200_RESERVED 1024
 #define H200 H200_SMEM_PER_SM, H200_RESERVED, 232448 /* max per block */
-#define NO SIZE_MAX /* no pad is possible */
 
 /* pad = min(smem_per_sm / blocks - reserved, max_per_block) rounded down
    to 128, minus used; SIZE_MAX if none. used + pad stays a multiple of
    128 within max_per_block. On the H200, 8 KiB padded for B blocks per SM
    fits B, not B + 1; B = 1 to 4, and 25 B in all, have a pad. */
 TEST(test_residency_pad) {
-    static const struct {
-        size_t smem_per_sm, reserved, max_per_block, used;
-        int blocks;
-        size_t want;
-        const char *what;
-    } cases[] = {
-        {H200, 8192, 0, NO, "blocks 0"}, {H200, 8192, -1, NO, "blocks -1"},
-        {H200, 0, 0, NO, "0 blocks, 0 used"}, {H200, 0, 300, NO, "share 778"},
-        {4096, 1024, 4096, 0, 8, NO, "share 512 < 1024"},
-        {H200, 57345, 4, NO, "1 byte over"}, {H200, 100000, 3, NO, "far over"},
-        {H200, 57344, 4, 0, "used exactly the share"},
-        {233472, 1024, 49152, 8192, 1, 40960, "capped at 48 KiB"},
-        {233472, 1024, 49152, 49152, 1, 0, "capped, all used"},
-        {233472, 1024, 49152, 49153, 1, NO, "capped, over the cap"},
-        {233472, 1024, 100000, 8192, 1, 91776, "cap, then round to 99968"},
-        {H200, 8192, 5, 37376, "45670 rounds to 45568"},
-        {H200, 8192, 7, 24064, "32329 rounds to 32256"},
-        {1151, 0, 1151, 0, 1, 1024, "1151 rounds to 1024"},
-        {1152, 0, 1152, 0, 1, 1152, "1152 is already a multiple"},
-        {H200, 8200, 4, 49144, "used 8200"},
-        {H200, 8192, 1, 224256, "1/SM"}, {H200, 8192, 2, 107520, "2/SM"},
-        {H200, 8192, 3, 68608, "3/SM"}, {H200, 8192, 4, 49152, "4/SM"},
-        /* 233472 / 25 - 1024 = 8314 fits 8 KiB, / 26 - 1024 = 7955 not */
-        {H200, 8192, 25, 0, "25/SM"}, {H200, 8192, 26, NO, "26/SM"},
-    };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        const size_t used = cases[i].used, got = day74_residency_pad(
-            cases[i].smem_per_sm, cases[i].reserved, cases[i].max_per_block,
-            used, cases[i].blocks);
-        if (got != cases[i].want)
-            fail_msg("residency pad, %s: got %zu, want %zu", cases[i].what,
-                     got, cases[i].want);
-        if (got != SIZE_MAX && ((used + got) % 128 != 0 ||
-                                used + got > cases[i].max_per_block))
+    char text[4096], *cases[32][12];
+    const size_t n = read_rows("residency-pad.tsv", text, cases, 32);
+    assert_true(n > 20);
+    for (size_t i = 0; i < n; ++i) {
+        size_t v[6]; /* none: SIZE_MAX */
+        for (int k = 0; k < 6; ++k)
+            v[k] = strcmp(cases[i][k], "none") == 0
+                       ? SIZE_MAX
+                       : (size_t)strtoll(cases[i][k], NULL, 10);
+        const size_t got = day74_residency_pad(v[0], v[1], v[2], v[3],
+                                               (int)v[4]);
+        if (got != v[5])
+            fail_msg("residency pad, %s: got %zu, want %zu", cases[i][6],
+                     got, v[5]);
+        if (got != SIZE_MAX && ((v[3] + got) % 128 != 0 || v[3] + got > v[2]))
             fail_msg("residency pad, %s: used + pad = %zu is not a "
-                     "multiple of 128 within %zu", cases[i].what,
-                     used + got, cases[i].max_per_block);
+                     "multiple of 128 within %zu", cases[i][6], v[3] + got,
+                     v[2]);
     }
     int padded = 0;
     for (int b = 1; b <= DAY74_MAX_BLOCKS_PER_SM; ++b) {
@@ -377,25 +362,18 @@ TEST(test_residency_pad) {
 /* Waves: (n / tile)^2 blocks over sms * blocks_per_sm (132 on the H200:
    the docstring's 1.94, first); 0 if tile, sms or blocks_per_sm is <= 0. */
 TEST(test_waves) {
-    static const struct {
-        size_t n, tile;
-        int sms, blocks_per_sm;
-        double want;
-    } cases[] = {
-        {1024, 64, 132, 1, 256.0 / 132.0}, {1024, 64, 132, 2, 256.0 / 264.0},
-        {2048, 128, 132, 1, 256.0 / 132.0}, {512, 64, 64, 1, 1.0},
-        {8192, 64, 132, 4, 16384.0 / 528.0}, {512, 64, 16, 2, 2.0},
-        {8192, 128, 132, 1, 4096.0 / 132.0}, {64, 64, 108, 1, 1.0 / 108.0},
-        {0, 64, 132, 1, 0.0}, {1024, 0, 132, 1, 0.0}, {1024, 64, 0, 1, 0.0},
-        {1024, 64, -1, 1, 0.0}, {1024, 64, 132, 0, 0.0},
-        {1024, 64, 132, -2, 0.0},
-    };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
+    char text[4096], *f[24][12], *end;
+    const size_t rows = read_rows("waves.tsv", text, f, 24);
+    assert_true(rows > 10);
+    for (size_t i = 0; i < rows; ++i) {
         char what[32];
+        double want = strtod(f[i][4], &end);
+        want /= *end == '/' ? strtod(end + 1, NULL) : 1.0;
         snprintf(what, sizeof what, "waves case %zu", i);
-        assert_near(day74_waves(cases[i].n, cases[i].tile, cases[i].sms,
-                                cases[i].blocks_per_sm), cases[i].want,
-                    1e-12 * cases[i].want, what);
+        assert_near(day74_waves(strtoul(f[i][0], NULL, 10),
+                                strtoul(f[i][1], NULL, 10), atoi(f[i][2]),
+                                atoi(f[i][3])),
+                    want, 1e-12 * want, what);
     }
     assert_near(day74_waves(1024, 64, 132, 1), 1.94, 0.005, "1.94");
 }
@@ -405,52 +383,38 @@ TEST(test_waves) {
    zero, signs, junk, empty items, too large, not a multiple, too many (a
    cap of 2, or 16). */
 TEST(test_parse_sizes) {
-    static const struct {
-        const char *text;
-        size_t count, sizes[DAY74_MAX_SIZES];
-    } good[] = {
-        {"512", 1, {512}}, {"512,4096", 2, {512, 4096}},
-        {"64,8192,0064", 3, {64, DAY74_MAX_N, 64}},
-        {"64,128,192,256,320,384,448,512,576,640,704,768,832,896,960,1024",
-         DAY74_MAX_SIZES, {64, 128, 192, 256, 320, 384, 448, 512, 576, 640,
-                           704, 768, 832, 896, 960, 1024}},
-    };
-    static const char *const bad[][2] = {
-        {"64,128,192", "more than 2"}, /* the first: a cap of 2 */
-        {"64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64,64", "more than 16"},
-        {"0", "item 1"}, {"512,0", "item 2"}, {"-512", "-512"},
-        {"abc", "abc"}, {"512,12x", "12x"}, {"+512", "+512"},
-        {" 512", "item 1"}, {"512 ", "item 1"}, {"0x200", "0x200"},
-        {"5.12e2", "5.12e2"}, {"", "empty"}, {NULL, "empty"},
-        {",512", "item 1"}, {"512,", "item 2"}, {"512,,1024", "item 2"},
-        {",", "item 1"}, {"99999999999999999999", "99999999999999999999"},
-        {"18446744073709551616", "18446744073709551616"}, {"8256", "8256"},
-        {"512,8193", "8193"}, {"100", "100"}, {"512,65", "65"}, {"32", "32"},
-    };
+    static char text[8192], *good[8][12], *bad[32][12];
+    const size_t n_good = read_rows("sizes-good.tsv", text, good, 8);
+    const size_t n_bad = read_rows("sizes-bad.tsv", text + 4096, bad, 32);
+    assert_true(n_good > 3 && n_bad > 20);
     /* sizes, then count; keep: bytes no parser writes */
     size_t out[DAY74_MAX_SIZES + 1], keep[DAY74_MAX_SIZES + 1];
     size_t *count = &out[DAY74_MAX_SIZES];
     memset(keep, 0x5A, sizeof keep);
-    for (size_t i = 0; i < COUNT_OF(good); ++i) {
-        assert_int_equal(day74_parse_sizes(good[i].text, TILE, out,
+    for (size_t i = 0; i < n_good; ++i) {
+        char got[256] = "";
+        assert_int_equal(day74_parse_sizes(good[i][0], TILE, out,
                                            DAY74_MAX_SIZES, count, NULL, 0),
                          0);
-        assert_int_equal(*count, good[i].count);
         for (size_t k = 0; k < *count; ++k)
-            assert_int_equal(out[k], good[i].sizes[k]);
+            snprintf(got + strlen(got), sizeof got - strlen(got), "%s%zu",
+                     k ? "," : "", out[k]);
+        assert_string_equal(got, good[i][1]);
     }
-    for (size_t i = 0; i < COUNT_OF(bad); ++i) {
+    for (size_t i = 0; i <= n_bad; ++i) { /* and last, NULL: "empty" */
         char err[256] = "", what[300];
+        const char *in = i < n_bad ? bad[i][0] : NULL;
+        const char *word = i < n_bad ? bad[i][1] : "empty";
         memcpy(out, keep, sizeof out);
-        const int rc = day74_parse_sizes(bad[i][0], TILE, out,
+        const int rc = day74_parse_sizes(in, TILE, out,
                                          i ? DAY74_MAX_SIZES : 2, count, err,
                                          sizeof err);
         if (rc != -1)
-            fail_msg("--sizes \"%s\" was accepted (rc %d, count %zu)",
-                     bad[i][0], rc, *count);
+            fail_msg("--sizes \"%s\" was accepted (rc %d, count %zu)", in,
+                     rc, *count);
         assert_memory_equal(out, keep, sizeof out);
-        snprintf(what, sizeof what, "--sizes \"%s\"", bad[i][0]);
-        expect_mentions(what, err, &bad[i][1], 1);
+        snprintf(what, sizeof what, "--sizes \"%s\"", in ? in : "(null)");
+        expect_mentions(what, err, &word, 1);
     }
     /* A short error buffer is filled, not overrun; a NULL one is allowed. */
     char small[16];
@@ -479,116 +443,42 @@ static void describe(const day74_options *o, char *buf, size_t len)
                          o->check_only, o->help) < (int)len);
 }
 
-/* Accepted: each option at its default, but for changes. The last
-   --kernels wins; sizes must fit the largest selected tile. Rejected (-1),
-   the message naming the words: unknown options, missing, empty, junk or
-   out-of-range values, sizes not fitting a selected tile. A message is cut
-   to err_len - 1, nothing written past it; NULL allowed. */
+/* Accepted: each option as the fixture says (defaults but for what the
+   arguments change). The last --kernels wins; sizes must fit the largest
+   selected tile. Rejected (-1), the message naming the words: unknown
+   options, missing, empty, junk or out-of-range values, sizes not fitting a
+   selected tile. A message is cut to err_len - 1, nothing written past it;
+   NULL allowed. */
 TEST(test_parse_options) {
-    static const struct {
-        const char *args[10], *changes;
-    } good[] = {
-        {{NULL}, ""}, {{"--sizes", "512,4096"}, "sizes=512,4096"},
-        {{"--check-only"}, "check=1"}, {{"--help"}, "help=1"},
-        {{"-h"}, "help=1"},
-        {{"--seed", "18446744073709551615", "--reps", "10000", "--timeout",
-          "3600", "--csv", "out.csv"},
-         "seed=18446744073709551615 reps=10000 timeout=3600 csv=out.csv"},
-        {{"--reps", "20", "--timeout", "1", "--seed", "0"},
-         "reps=20 timeout=1 seed=0"},
-        {{"--kernels", "basic"}, "pairs=1"},
-        {{"--kernels", "blocked"}, "pairs=2"},
-        {{"--kernels", "wide"}, "pairs=4"},
-        {{"--kernels", "all", "--sizes", "256,512"},
-         "sizes=256,512 pairs=7"},
-        {{"--kernels", "all", "--kernels", "basic"}, "pairs=1"},
-        {{"--blocks-per-sm", "natural"}, "bpsm=0"},
-        {{"--blocks-per-sm", "1"}, "bpsm=1"},
-        {{"--blocks-per-sm", "3"}, "bpsm=3"},
-        {{"--blocks-per-sm", "32"}, "bpsm=32"},
-        {{"--blocks-per-sm", "4", "--blocks-per-sm", "natural"}, "bpsm=0"},
-        {{"--cold-l2"}, "cold=1"}, {{"--sizes", "192"}, "sizes=192"},
-        {{"--cold-l2", "--kernels", "blocked", "--blocks-per-sm", "2"},
-         "pairs=2 bpsm=2 cold=1"},
-        {{"--sizes", "256,8192", "--kernels", "blocked"},
-         "sizes=256,8192 pairs=2"},
-        {{"--kernels", "blocked", "--sizes", "256,8192"},
-         "sizes=256,8192 pairs=2"},
-        {{"--kernels", "wide", "--sizes", "2048,4096"},
-         "sizes=2048,4096 pairs=4"},
-    };
+    static char text[8192], *good[32][12], *bad[48][12];
     assert_string_equal(day74_pair_name(DAY74_PAIR_BASIC), "basic");
     assert_string_equal(day74_pair_name(DAY74_PAIR_BLOCKED), "blocked");
     assert_string_equal(day74_pair_name(DAY74_PAIR_WIDE), "wide");
-    const char defaults[] = "sizes=512,1024,2048 pairs=1 bpsm=0 cold=0 "
-        "seed=74 reps=20 timeout=20 csv=(null) check=0 help=0";
     day74_options opt;
-    for (size_t i = 0; i < COUNT_OF(good); ++i) {
-        char want[256] = "", got[256], key[32], change[128];
-        snprintf(change, sizeof change, " %s ", good[i].changes);
-        for (const char *d = defaults; *d; d += strcspn(d, " "),
-             d += *d == ' ') {   /* each default word, or its change */
-            snprintf(key, sizeof key, " %.*s", (int)strcspn(d, "=") + 1, d);
-            const char *c = strstr(change, key);
-            const char *v = c ? c + 1 : d;
-            snprintf(want + strlen(want), sizeof want - strlen(want),
-                     "%s%.*s", *want ? " " : "", (int)strcspn(v, " "), v);
-        }
+    const size_t n_good = read_rows("options-good.tsv", text, good, 32);
+    for (size_t i = 0; i < n_good; ++i) {
+        char got[256];
         memset(&opt, 0x5A, sizeof opt);
-        if (parse_args(good[i].args, &opt, got, sizeof got) != 0)
+        if (parse_args((const char *const *)&good[i][1], &opt, got,
+                       sizeof got) != 0)
             fail_msg("case %zu was rejected: %s", i, got);
         describe(&opt, got, sizeof got);
-        if (strcmp(got, want) != 0)
-            fail_msg("case %zu: got \"%s\", want \"%s\"", i, got, want);
+        if (strcmp(got, good[i][0]) != 0)
+            fail_msg("case %zu: got \"%s\", want \"%s\"", i, got,
+                     good[i][0]);
     }
-#define B "the blocked pair's tile"
-#define W "the wide pair's tile"
-    static const struct {
-        const char *args[6];
-        const char *words[2];
-    } bad[] = {
-        {{"--sizes", "100"}, {"100"}}, {{"--sizes", ""}, {"empty"}},
-        {{"--sizes", "512,"}, {"item 2"}}, {{"512"}, {"512"}},
-        {{"--frobnicate"}, {"--frobnicate"}}, {{"--reps"}, {"--reps"}},
-        {{"--check-only", "--sizes"}, {"--sizes"}},
-        {{"--seed"}, {"--seed"}}, {{"--csv"}, {"--csv"}},
-        {{"--timeout"}, {"--timeout"}}, {{"--kernels"}, {"--kernels"}},
-        {{"--blocks-per-sm"}, {"--blocks-per-sm"}},
-        {{"--cold-l2", "yes"}, {"yes"}}, {{"--reps", "19"}, {"19"}},
-        {{"--reps", "10001"}, {"10001"}}, {{"--reps", "0"}, {"--reps"}},
-        {{"--reps", "-20"}, {"-20"}}, {{"--reps", "twenty"}, {"twenty"}},
-        {{"--timeout", "0"}, {"--timeout"}},
-        {{"--timeout", "3601"}, {"3601"}}, {{"--timeout", "1.5"}, {"1.5"}},
-        {{"--seed", "junk"}, {"junk"}}, {{"--seed", "-1"}, {"-1"}},
-        {{"--seed", ""}, {"--seed"}}, {{"--csv", ""}, {"--csv"}},
-        {{"--seed", "18446744073709551616"}, {"18446744073709551616"}},
-        {{"--kernels", "both"}, {"both", "--kernels"}},
-        {{"--kernels", "Basic"}, {"Basic", "--kernels"}},
-        {{"--kernels", ""}, {"--kernels"}},
-        {{"--kernels", "basic,blocked"}, {"basic,blocked"}},
-        {{"--blocks-per-sm", "0"}, {"--blocks-per-sm"}},
-        {{"--blocks-per-sm", "33"}, {"33", "--blocks-per-sm"}},
-        {{"--blocks-per-sm", "-1"}, {"-1"}},
-        {{"--blocks-per-sm", "2.5"}, {"2.5"}},
-        {{"--blocks-per-sm", "Natural"}, {"Natural"}},
-        {{"--blocks-per-sm", ""}, {"--blocks-per-sm"}},
-        {{"--sizes", "192", "--kernels", "blocked"}, {"192", B}},
-        {{"--kernels", "blocked", "--sizes", "192"}, {"192", B}},
-        {{"--kernels", "all", "--sizes", "512,192"}, {"item 2", W}},
-        {{"--sizes", "64", "--kernels", "all"}, {"256", W}},
-        {{"--kernels", "wide", "--sizes", "128"}, {"128", W}},
-        {{"--sizes", "96"}, {"96", "the basic pair's tile"}},
-        {{"--kernels", "blocked", "--sizes", "8320"}, {"8320"}},
-    };
-    for (size_t i = 0; i < COUNT_OF(bad); ++i) {
+    const size_t n_bad = read_rows("options-bad.tsv", text + 4096, bad, 48);
+    assert_true(n_good > 20 && n_bad > 40);
+    for (size_t i = 0; i < n_bad; ++i) {
         char err[256] = "", what[64];
-        snprintf(what, sizeof what, "case %zu, \"%s\"", i, bad[i].args[0]);
-        if (parse_args(bad[i].args, &opt, err, sizeof err) != -1)
+        const char *words[2] = {strsep(&bad[i][0], "|")};
+        words[1] = bad[i][0]; /* the second word, or NULL */
+        snprintf(what, sizeof what, "case %zu, \"%s\"", i, bad[i][1]);
+        if (parse_args((const char *const *)&bad[i][1], &opt, err,
+                       sizeof err) != -1)
             fail_msg("%s was accepted", what);
-        expect_mentions(what, err, bad[i].words, 2);
+        expect_mentions(what, err, words, 2);
     }
-#undef B
-#undef W
     const char *args[] = {"--kernels", "blocked", "--sizes", "192", NULL};
     char full[256] = "";
     assert_int_equal(parse_args(args, &opt, full, sizeof full), -1);
@@ -730,29 +620,22 @@ static size_t preamble(unsigned pairs, char lines[][256], size_t max)
    column's value, to its precision. The table's header and row line up:
    pair, N, ..., the piped kernel's clock. */
 TEST(test_csv) {
-    static const struct {
-        unsigned pairs;
-        int blocks_per_sm, cold_l2;
-        const char *setting, *l2;
-    } cases[] = {
-        {3, 0, 0, "natural", "warm"}, {1, 0, 0, "natural", "warm"},
-        {2, 0, 0, "natural", "warm"}, {3, 0, 1, "natural", "cold"},
-        {3, 1, 0, "1", "warm"}, {3, 4, 1, "4", "cold"},
-        {3, DAY74_MAX_BLOCKS_PER_SM, 1, "32", "cold"},
-    };
+    char text[4096], *c[16][12];
+    const size_t cases = read_rows("csv-cases.tsv", text, c, 16);
+    assert_true(cases > 5);
     static char want[96][256], got[96][256];
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
+    for (size_t i = 0; i < cases; ++i) {
         day74_run_info info = sample_info;
         day74_row r = sample_row;
         char row[1024], *ls = row;
         r.pair = (int)(i % 2);
-        info.pairs = cases[i].pairs;
-        info.blocks_per_sm = cases[i].blocks_per_sm;
-        info.cold_l2 = cases[i].cold_l2;
+        info.pairs = (unsigned)atoi(c[i][0]);
+        info.blocks_per_sm = atoi(c[i][1]);
+        info.cold_l2 = atoi(c[i][2]);
         size_t n = preamble(info.pairs, want, 94), count;
         snprintf(want[n++], sizeof want[0], "# blocks_per_sm_setting: %s",
-                 cases[i].setting);
-        snprintf(want[n++], sizeof want[0], "# l2: %s", cases[i].l2);
+                 c[i][3]);
+        snprintf(want[n++], sizeof want[0], "# l2: %s", c[i][4]);
         for (int p = 0; p < DAY74_PAIRS; ++p)
             if (!(info.pairs >> p & 1))
                 info.kernels[p][0].name = info.kernels[p][1].name =
@@ -763,7 +646,7 @@ TEST(test_csv) {
         for (size_t l = 0; l < n || l < count; ++l)
             if (l >= n || l >= count || strcmp(got[l], want[l]) != 0)
                 fail_msg("pairs %u: sorted preamble line %zu is \"%s\", "
-                         "want \"%s\"", cases[i].pairs, l,
+                         "want \"%s\"", info.pairs, l,
                          l < count ? got[l] : "", l < n ? want[l] : "");
         assert_string_equal(strsep(&ls, ","), r.pair ? "blocked" : "basic");
         for (size_t k = 0; k < COUNT_OF(csv_cols); ++k) {
@@ -851,45 +734,34 @@ TEST(test_csv_write_failure) {
    unrounded, not overflowing, count 0: 0, x untouched. GFLOP/s: 2 N^3
    operations over the time in seconds, in units of 1e9. */
 TEST(test_stats) {
-    static const struct {
-        int u32;
-        double x[6];
-        size_t count;
-        day74_stats want; /* median, min, max; u32: median, 0, 0 */
-    } cases[] = {
-        {0, {3, 1, 2, 9, 0.5}, 5, {2.0, 0.5, 9.0}},
-        {0, {4, 1, 3, 2}, 4, {2.5, 1.0, 4.0}},
-        {0, {1, 2}, 2, {1.5, 1.0, 2.0}}, {0, {7.25}, 1, {7.25, 7.25, 7.25}},
-        {0, {2, 2, 1, 2}, 4, {2.0, 1.0, 2.0}},
-        {0, {1}, 0, {-7.0, -8.0, -9.0}},
-        {1, {1755}, 1, {1755.0, 0, 0}}, {1, {1980, 1755}, 2, {1867.5, 0, 0}},
-        {1, {1980, 1755, 1830}, 3, {1830, 0, 0}}, {1, {42}, 0, {0.0, 0, 0}},
-        {1, {4, 1, 3, 2}, 4, {2.5, 0, 0}}, {1, {7, 7, 1, 7}, 4, {7.0, 0, 0}},
-        {1, {5, 0, 9, 1, 8, 2}, 6, {3.5, 0, 0}},
-        {1, {UINT_MAX, UINT_MAX - 2}, 2, {(double)UINT_MAX - 1.0, 0, 0}},
-        {1, {UINT_MAX, 0, UINT_MAX}, 3, {(double)UINT_MAX, 0, 0}},
-    };
-    for (size_t i = 0; i < COUNT_OF(cases); ++i) {
-        const size_t n = cases[i].count;
+    char text[4096], *f[24][12];
+    const size_t rows = read_rows("stats.tsv", text, f, 24);
+    assert_true(rows > 12);
+    for (size_t i = 0; i < rows; ++i) {
+        const size_t n = strtoul(f[i][4], NULL, 10);
+        const day74_stats want = {strtod(f[i][1], NULL),
+                                  strtod(f[i][2], NULL),
+                                  strtod(f[i][3], NULL)};
         day74_stats s = {-7.0, -8.0, -9.0};
-        float ms[6];
-        unsigned x[6];
-        for (size_t k = 0; k < 6; ++k) {
-            ms[k] = (float)cases[i].x[k];
-            x[k] = (unsigned)cases[i].x[k];
+        float ms[6] = {0};
+        unsigned x[6] = {0};
+        for (size_t k = 0; k < 6 && f[i][5 + k] != NULL; ++k) {
+            ms[k] = (float)strtod(f[i][5 + k], NULL);
+            x[k] = (unsigned)strtoul(f[i][5 + k], NULL, 10);
         }
-        if (cases[i].u32)
+        const unsigned x0 = x[0];
+        if (f[i][0][0] == '1')
             s = (day74_stats){day74_median_u32(x, n), 0, 0};
         else
             assert_int_equal(day74_summarize(ms, n, &s), n ? 0 : -1);
-        if (memcmp(&s, &cases[i].want, sizeof s) != 0)
+        if (memcmp(&s, &want, sizeof s) != 0)
             fail_msg("median case %zu: got %.17g %g %g", i, s.median_ms,
                      s.min_ms, s.max_ms);
         for (size_t k = 1; k < n; ++k)
-            if (cases[i].u32 ? x[k - 1] > x[k] : ms[k - 1] > ms[k])
+            if (f[i][0][0] == '1' ? x[k - 1] > x[k] : ms[k - 1] > ms[k])
                 fail_msg("median case %zu: not sorted at %zu", i, k);
         if (n == 0)
-            assert_int_equal(x[0], (unsigned)cases[i].x[0]);
+            assert_int_equal(x[0], x0);
     }
     assert_near(day74_gflops(1000, 1.0), 2000.0, 1e-9, "N=1000, 1 ms");
     assert_near(day74_gflops(4096, 10.0),

@@ -154,23 +154,20 @@ want wide && repeat "$pre-wide.txt" "$pre-wide" "$M_PROCESSES" "$WIDE_BIN" \
 
 # ---- the register-blocked pair -----------------------------------------------
 if want blocked; then
-step "blocked" "$pre-blocked.txt" "$BIN" --kernels blocked \
-    --sizes "$M_SIZES_BLOCKED" --csv "$pre-blocked.csv"
+pair() { # pair TAG NAME BINARY SIZES ARGS...: a step of the blocked pair
+    step "blocked$2" "$pre-blocked$1.txt" "$3" --kernels blocked \
+        --sizes "$4" "${@:5}" --csv "$pre-blocked$1.csv"
+}
+pair "" "" "$BIN" "$M_SIZES_BLOCKED"
 repeat "$pre-blocked-spread.txt" "$pre-blocked-spread" "$M_PROCESSES" "$BIN" \
     --kernels blocked --sizes "$M_SIZES_RESIDENCY"
-step "blocked, 1 block per SM" "$pre-blocked-b1.txt" "$BIN" \
-    --kernels blocked --sizes "$M_SIZES_LARGE" --blocks-per-sm 1 \
-    --csv "$pre-blocked-b1.csv"
-step "blocked, cuda::pipeline" "$pre-blocked-libcu.txt" \
-    "$VAR/$M_LIBCU" --kernels blocked \
-    --sizes "$M_SIZES_LIBCU" --csv "$pre-blocked-libcu.csv"
-step "blocked, cuda::pipeline, 1 block per SM" "$pre-blocked-libcu-b1.txt" \
-    "$VAR/$M_LIBCU" --kernels blocked --sizes "$M_SIZES_LARGE" \
-    --blocks-per-sm 1 --csv "$pre-blocked-libcu-b1.csv"
+pair -b1 ", 1 block per SM" "$BIN" "$M_SIZES_LARGE" --blocks-per-sm 1
+pair -libcu ", cuda::pipeline" "$VAR/$M_LIBCU" "$M_SIZES_LIBCU"
+pair -libcu-b1 ", cuda::pipeline, 1 block per SM" "$VAR/$M_LIBCU" \
+    "$M_SIZES_LARGE" --blocks-per-sm 1
 for s in $M_DEEPER_DEPTHS; do
-    step "blocked, $s stages" "$pre-blocked-stages-$s.txt" \
-        "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" --kernels blocked \
-        --sizes "$M_SIZES_LARGE" --csv "$pre-blocked-stages-$s.csv"
+    pair "-stages-$s" ", $s stages" \
+        "build/$ARCH_DEFAULT-${s}stages/pipelined_gemm" "$M_SIZES_LARGE"
 done
 fi
 

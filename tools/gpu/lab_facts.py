@@ -50,9 +50,8 @@ CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"
 LOADS = "smsp__sass_inst_executed_op_shared_ld.sum"
 MODEL_TESTS = os.path.join("tests", "test_exercise.py")
 EXIT = re.compile(r"^# exit status: (\d+)$", re.M)
-OPS = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
-       ast.Div: int.__floordiv__, ast.FloorDiv: int.__floordiv__,
-       ast.Mod: int.__mod__, ast.BitXor: int.__xor__}
+# A pattern's expression: lane, q, w, whole numbers, + - * / % ^, brackets
+LANE_EXPR = re.compile(r"(?:lane|[qw]|[\d\s+*/%^()-])+")
 
 
 class EvidenceError(Exception):
@@ -186,21 +185,14 @@ def lane_units(source):
     cases = re.findall(r"(case (\d+)|default): return ([^;]+);", body)
     if not cases:
         raise EvidenceError("lds_bench.cu: no pattern() switch")
-
-    def value(node, env):
-        if isinstance(node, ast.BinOp) and type(node.op) in OPS:
-            return OPS[type(node.op)](value(node.left, env),
-                                      value(node.right, env))
-        if isinstance(node, ast.Constant) and type(node.value) is int:
-            return node.value
-        if isinstance(node, ast.Name) and node.id in env:
-            return env[node.id]
-        raise EvidenceError(f"lds_bench.cu: cannot read {ast.dump(node)}")
     out, last = {}, -1
-    for _, p, expr in cases:
+    for _, p, expr in cases:   # C's / of these non-negative ints: Python's //
+        if not LANE_EXPR.fullmatch(expr):
+            raise EvidenceError(f"lds_bench.cu: cannot read {expr}")
+        code = compile(expr.strip().replace("/", "//"), "lds_bench.cu", "eval")
         p = int(p) if p else last + 1
-        tree = ast.parse(expr.strip(), mode="eval").body
-        out[p] = [value(tree, {"lane": k, "q": k // 8, "w": k % 8})
+        out[p] = [eval(code, {"__builtins__": {}}, {"lane": k, "q": k // 8,
+                                                     "w": k % 8})
                   for k in range(32)]
         last = p
     return out
@@ -315,7 +307,7 @@ def model_depths(root):
                 None)
     if node is None:
         raise EvidenceError(f"{MODEL_TESTS}: no LOOPS table")
-    return {k: v[0] for k, v in ast.literal_eval(node).items()}
+    return ast.literal_eval(node)
 
 
 def loop_facts(d, m, facts, root="."):
